@@ -1,0 +1,96 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Swidux",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "Swidux", targets: ["Swidux"]),
+        .library(name: "SwiduxSQLite", targets: ["SwiduxSQLite"]),
+        .library(name: "SwiduxTesting", targets: ["SwiduxTesting"]),
+        .executable(name: "swidux", targets: ["swidux"]),
+        .executable(name: "todos", targets: ["todos"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+        .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+    ],
+    targets: [
+        // Core: effects, reducers, Store, MVIStore, EntityStore, persistence middleware, undo.
+        .target(
+            name: "Swidux",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // The embedded database, on GRDB.
+        .target(
+            name: "SwiduxSQLite",
+            dependencies: [
+                "Swidux",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // TestStore, in-memory persistence backend, test clock re-export.
+        .target(
+            name: "SwiduxTesting",
+            dependencies: [
+                "Swidux",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "CustomDump", package: "swift-custom-dump"),
+                .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+            ]
+        ),
+        // The `swidux` scaffolder: logic in a library so it can be tested, a thin executable.
+        .target(
+            name: "SwiduxCLI",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(name: "swidux", dependencies: ["SwiduxCLI"]),
+        // The example application: a terminal to-do app on the public API only.
+        .target(
+            name: "TodosApp",
+            dependencies: [
+                "Swidux", "SwiduxSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "todos", dependencies: ["TodosApp"]),
+
+        .testTarget(
+            name: "SwiduxTests",
+            dependencies: [
+                "Swidux", "SwiduxTesting",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SwiduxSQLiteTests",
+            dependencies: [
+                "Swidux", "SwiduxSQLite", "SwiduxTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
+        ),
+        .testTarget(
+            name: "SwiduxTestingTests",
+            dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
+        ),
+        .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
+        .testTarget(
+            name: "TodosAppTests",
+            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,80 @@
+/// The journal of an ``EntityStore``: which ids were upserted or deleted since it
+/// was last drained, and whether the order of the entities changed.
+///
+/// A later record of an id replaces an earlier one: an upsert after a deletion is an
+/// upsert (the entity ends in the backend), a deletion after an upsert is a deletion.
+///
+/// ```swift
+/// var changes = ChangeSet<Int>()
+/// changes.recordUpsert(1)
+/// changes.recordDeletion(1)
+/// changes.deleted   // [1]
+/// changes.upserted  // []
+/// ```
+public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
+    /// id → sequence number of its latest record; the sequence gives a deterministic order.
+    private var upserts: [ID: UInt64] = [:]
+    private var deletions: [ID: UInt64] = [:]
+    private var sequence: UInt64 = 0
+
+    /// `true` when entities were reordered (sort, move, restore) since the last drain.
+    public private(set) var orderChanged = false
+
+    public init() {}
+
+    /// Ids whose latest record is an upsert, in the order they were first recorded.
+    public var upserted: [ID] { Self.ordered(upserts) }
+    /// Ids whose latest record is a deletion, in the order they were recorded.
+    public var deleted: [ID] { Self.ordered(deletions) }
+
+    /// `true` when nothing was recorded.
+    public var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty && !orderChanged }
+
+    /// The number of ids recorded (upserted plus deleted).
+    public var count: Int { upserts.count + deletions.count }
+
+    /// `true` if `id`'s latest record is an upsert.
+    public func isUpserted(_ id: ID) -> Bool { upserts[id] != nil }
+    /// `true` if `id`'s latest record is a deletion.
+    public func isDeleted(_ id: ID) -> Bool { deletions[id] != nil }
+
+    /// Records that `id` was inserted or updated.
+    public mutating func recordUpsert(_ id: ID) {
+        deletions.removeValue(forKey: id)
+        if upserts[id] == nil { sequence &+= 1; upserts[id] = sequence }
+    }
+
+    /// Records that `id` was deleted.
+    public mutating func recordDeletion(_ id: ID) {
+        upserts.removeValue(forKey: id)
+        sequence &+= 1
+        deletions[id] = sequence
+    }
+
+    /// Records that the order of the entities changed.
+    public mutating func recordReorder() { orderChanged = true }
+
+    /// Folds `newer` into this change set; `newer`'s records win.
+    public mutating func merge(_ newer: ChangeSet<ID>) {
+        for id in newer.deleted { recordDeletion(id) }
+        for id in newer.upserted { recordUpsert(id) }
+        if newer.orderChanged { orderChanged = true }
+    }
+
+    /// Forgets every record.
+    public mutating func removeAll() {
+        upserts.removeAll(keepingCapacity: true)
+        deletions.removeAll(keepingCapacity: true)
+        orderChanged = false
+    }
+
+    private static func ordered(_ records: [ID: UInt64]) -> [ID] {
+        records.sorted { $0.value < $1.value }.map(\.key)
+    }
+
+    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+        lhs.orderChanged == rhs.orderChanged
+            && Set(lhs.upserts.keys) == Set(rhs.upserts.keys)
+            && Set(lhs.deletions.keys) == Set(rhs.deletions.keys)
+    }
+}

@@ -1,0 +1,36 @@
+/// One flush's worth of work for one ``StateWriter``: the entities to upsert, the ids
+/// to delete and, when the entities were reordered, their complete order.
+///
+/// `writes` are in the order their ids were first recorded (deterministic); an id is
+/// never in both `writes` and `deletions`.
+public struct WriteBatch<Entity: Identifiable & Sendable>: Sendable where Entity.ID: Sendable {
+    /// Entities to insert or update, latest values.
+    public var writes: [Entity]
+    /// Ids to delete.
+    public var deletions: [Entity.ID]
+    /// The ids of every entity in their current order, present only when the order
+    /// changed (sort, move, restore) since the last flush.
+    public var order: [Entity.ID]?
+
+    public init(writes: [Entity] = [], deletions: [Entity.ID] = [], order: [Entity.ID]? = nil) {
+        self.writes = writes
+        self.deletions = deletions
+        self.order = order
+    }
+
+    /// `true` when there is nothing to write.
+    public var isEmpty: Bool { writes.isEmpty && deletions.isEmpty && order == nil }
+}
+
+/// A backend that applies the batches of several writers in **one atomic transaction**
+/// (all or nothing). `SwiduxSQLite`'s database conforms: one flush is one transaction.
+///
+/// The ``PersistenceMiddleware`` groups the writers that share a backend (same object)
+/// and hands their staged operations to one ``performAtomically(_:)`` call, at the
+/// position of the first of them in registration order.
+public protocol TransactionalWriteBackend<Transaction>: AnyObject, Sendable {
+    /// The handle operations receive inside the transaction (GRDB's `Database`).
+    associatedtype Transaction
+    /// Runs every operation in order inside one transaction; if one throws, none of them is kept.
+    func performAtomically(_ operations: [@Sendable (Transaction) throws -> Void]) async throws
+}
