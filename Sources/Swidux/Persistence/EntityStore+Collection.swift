@@ -66,7 +66,13 @@ extension EntityStore: RandomAccessCollection {
     ///   the first and last positions; otherwise amortized O(1): the first positional
     ///   access after a deletion builds a position map in O(*n*), shared by every later
     ///   access (and every copy) until the next deletion.
+    ///
+    /// - Note: With `Int` ids, `store[x]` can mean a lookup by id (``subscript(id:)``,
+    ///   returning `Entity?`) or by position (returning `Entity`). The lookup by id wins
+    ///   whenever both fit; write `store[x] as Entity` (or use a non-optional result,
+    ///   `store[x].title`) for a position.
     @inlinable
+    @_disfavoredOverload
     public subscript(position: Int) -> Entity {
         precondition(position >= 0 && position < storage.count, "EntityStore: position \(position) out of range 0..<\(storage.count)")
         return storage.entity(inSlot: storage.slot(forPosition: position))

@@ -523,6 +523,16 @@ struct EntityStoreTests {
 
     // MARK: RandomAccessCollection
 
+    @Test func intIDsPreferTheLookupByID() {
+        var store = EntityStore(Self.items([5, 2, 7]))
+        store[2] = nil
+        #expect(store[7] == Item(id: 7, value: 70))   // by id
+        #expect(store[0] == nil)                      // by id: no entity 0
+        #expect(store[1].id == 7)                     // non-optional use: by position
+        #expect(store[1] as Item == Item(id: 7, value: 70))
+        #expect(store[5] as Item? == Item(id: 5, value: 50))
+    }
+
     @Test func randomAccessCollectionAfterDeletes() {
         var store = EntityStore(Self.items(0..<10))
         for id in [0, 3, 4, 9] { store[id] = nil }
