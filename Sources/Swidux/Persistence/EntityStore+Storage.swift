@@ -230,3 +230,8 @@ extension EntityStore {
         }
     }
 }
+
+extension EntityStore {
+    /// Identity of the storage buffer: unchanged by in-place mutation, new after a copy.
+    var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
+}

@@ -37,6 +37,8 @@ struct EntityStoreModelTests {
         var orderChanged = false
 
         mutating func upsert(_ id: Int) {
+            // A re-insertion of a deleted id moves it to the end: the order changed.
+            if deleted.contains(id) { orderChanged = true }
             deleted.removeAll { $0 == id }
             if !upserted.contains(id) { upserted.append(id) }
         }
