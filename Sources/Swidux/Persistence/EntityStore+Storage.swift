@@ -47,8 +47,10 @@ extension EntityStore {
         /// Non-`nil` exactly when there are tombstones; replaced (never mutated) when the
         /// layout changes, so that a map already handed to a reader stays valid for it.
         @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
-        /// How many compactions this storage underwent (carried over by copies), for tests.
+        /// How many compactions this storage underwent, and how many slots they swept
+        /// (carried over by copies), for tests.
         @usableFromInline var compactionCount: Int
+        @usableFromInline var compactionWork: Int
 
         @inlinable
         init(minimumCapacity: Int = 0) {
@@ -61,6 +63,7 @@ extension EntityStore {
             firstTombstone = .max
             positionCache = nil
             compactionCount = 0
+            compactionWork = 0
         }
 
         /// A storage without tombstones holding `entities`, whose ids must be unique.
@@ -78,6 +81,7 @@ extension EntityStore {
             copy.index = index
             copy.firstTombstone = firstTombstone
             copy.compactionCount = compactionCount
+            copy.compactionWork = compactionWork
             if let positionCache {
                 let cache = ManagedAtomicLazyReference<EntityStorePositionMap>()
                 if let map = positionCache.load() { _ = cache.storeIfNilThenLoad(map) }
@@ -217,10 +221,11 @@ extension EntityStore {
                 index[entity.id] = write
                 write += 1
             }
+            compactionCount += 1
+            compactionWork += slots.count - firstTombstone
             slots.removeLast(slots.count - write)
             firstTombstone = .max
             positionCache = nil
-            compactionCount += 1
         }
 
         /// Makes the slots contiguous if they have tombstones.
