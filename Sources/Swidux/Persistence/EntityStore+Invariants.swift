@@ -61,6 +61,12 @@ extension EntityStore.Storage {
         guard firstTombstone == (firstEmpty ?? .max) else {
             return "EntityStore: first tombstone is \(String(describing: firstEmpty)), recorded \(firstTombstone)"
         }
+        if let firstEmpty {
+            let highest = slots.lastIndex { $0 == nil } ?? firstEmpty
+            guard lastTombstone >= highest, lastTombstone < slots.count else {
+                return "EntityStore: highest tombstone bound \(lastTombstone) is not in \(highest)..<\(slots.count)"
+            }
+        }
         guard (positionCache == nil) == (firstEmpty == nil) else { return "EntityStore: position cache present iff there are tombstones" }
         if let map = positionCache?.load() {
             guard map.base == firstTombstone else { return "EntityStore: stale position map base \(map.base)" }
