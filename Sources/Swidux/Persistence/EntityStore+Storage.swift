@@ -175,13 +175,14 @@ extension EntityStore {
             slots[slot] = entity
         }
 
-        /// Inserts (appends) or replaces `entity`.
+        /// Inserts (appends) or replaces `entity`, hashing its id once when it is new.
         @inlinable
         func put(_ entity: Entity) {
-            if let slot = index[entity.id] {
+            if let slot = index.updateValue(slots.count, forKey: entity.id) {
+                index[entity.id] = slot
                 slots[slot] = entity
             } else {
-                append(entity)
+                slots.append(entity)
             }
         }
 
