@@ -96,3 +96,65 @@ struct ForeignKeyTests {
         #expect(todos2.values == state.todos.values)
     }
 }
+
+/// The alternative an app may declare: `ON DELETE CASCADE` (the example app does). The
+/// database then deletes the children itself; the state should delete them too, in the
+/// same reduce, or the two diverge until the next restart.
+@MainActor
+@Suite("Foreign keys declared ON DELETE CASCADE")
+struct CascadeForeignKeyTests {
+    struct Shelf: Codable, Identifiable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+        var id: Int
+        var label: String
+    }
+    struct Book: Codable, Identifiable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+        var id: Int
+        var shelfId: Int
+        var title: String
+    }
+    struct Library: Sendable {
+        var shelves = EntityStore<Shelf>()
+        var books = EntityStore<Book>()
+    }
+    static let shelves = EntityTable(recordsOf: Shelf.self)
+    static let books = EntityTable(recordsOf: Book.self)
+    static let migrations = SwiduxMigrations { m in
+        m.register("v1") { db in
+            try db.create(table: "shelf") { t in
+                t.primaryKey("id", .integer)
+                t.entityPositionColumn()
+                t.column("label", .text).notNull()
+            }
+            try db.create(table: "book") { t in
+                t.primaryKey("id", .integer)
+                t.entityPositionColumn()
+                t.belongsTo("shelf", onDelete: .cascade).notNull()
+                t.column("title", .text).notNull()
+            }
+        }
+    }
+
+    @Test("Parent and children deleted in one flush, in either writer order", arguments: [false, true])
+    func cascadeWithStateDeletions(childFirst: Bool) async throws {
+        let database = try SwiduxDatabase.inMemory(migrations: Self.migrations)
+        let shelfWriter = database.stateWriter(for: \Library.shelves, table: Self.shelves)
+        let bookWriter = database.stateWriter(for: \Library.books, table: Self.books)
+        let persistence = PersistenceMiddleware<Library>(
+            writers: childFirst ? [bookWriter, shelfWriter] : [shelfWriter, bookWriter], clock: TestClock())
+        var state = Library()
+        state.books[1] = Book(id: 1, shelfId: 1, title: "A")
+        state.shelves[1] = Shelf(id: 1, label: "Top")
+        state.shelves[2] = Shelf(id: 2, label: "Bottom")
+        state.books[2] = Book(id: 2, shelfId: 2, title: "B")
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+
+        state.shelves[1] = nil
+        state.books.removeAll { $0.shelfId == 1 }
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+        let (shelves, books) = try await database.hydrateAll(Self.shelves, Self.books)
+        #expect(shelves.values == state.shelves.values)
+        #expect(books.values == state.books.values)
+    }
+}
