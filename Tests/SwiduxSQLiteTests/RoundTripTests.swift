@@ -166,12 +166,10 @@ struct RoundTripTests {
         #expect(todos.ids == [1, 2, 0])
         let second = todos.drainBatch()
         try await database.performAtomically([{ db in try Schema.todos.write(second, in: db) }])
-        // The core's ChangeSet turns delete + upsert into a plain upsert without a
-        // reorder, so the batch cannot tell the backend that id 0 moved to the end.
+        // A delete + re-insert of one id records a reorder, so the backend moves the row too.
+        #expect(second.order == [1, 2, 0])
         let stored = try await database.hydrate(Schema.todos).ids
-        withKnownIssue("core: ChangeSet records no reorder for delete + re-insert of one id") {
-            #expect(stored == [1, 2, 0])
-        }
+        #expect(stored == [1, 2, 0])
     }
 
     @Test("A row that no longer decodes gives a typed error naming the table")

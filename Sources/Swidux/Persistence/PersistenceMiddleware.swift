@@ -116,8 +116,12 @@ public final class PersistenceMiddleware<State> {
         for writer in writers { writer.box.restore(&next, current: current) }
     }
 
+    /// Timers (windows and retry waits) started so far; tests wait for their sleeps.
+    private(set) var timersScheduled = 0
+
     private func scheduleWindow(after delay: Duration) {
         guard windowTask == nil else { return }
+        timersScheduled += 1
         let clock = clock
         windowTask = Task { [weak self] in
             do {

@@ -93,7 +93,7 @@ func makeEffectStore(gates: Int = 2, clock: any Clock<Duration> = ContinuousCloc
 }
 
 @MainActor
-@Suite("Effects")
+@Suite("Effects", .timeLimit(.minutes(1)))
 struct EffectTests {
     @Test func runDeliversItsAction() async {
         let (store, gates) = makeEffectStore()
@@ -210,12 +210,12 @@ struct EffectTests {
     }
 
     @Test func debounceWaitsOnTheInjectedClockAndKeepsOnlyTheLast() async {
-        let clock = TestClock()
+        let clock = SpyClock()
         let (store, _) = makeEffectStore(clock: clock)
         store.send(.debounced("a"))
-        await clock.advance(by: .milliseconds(200))
+        await clock.advance(by: .milliseconds(200), afterSleeps: 1)
         let last = store.send(.debounced("b"))
-        await clock.advance(by: .milliseconds(299))
+        await clock.advance(by: .milliseconds(299), afterSleeps: 2)
         #expect(store.received == [])
         await clock.advance(by: .milliseconds(1))
         await last.finish()

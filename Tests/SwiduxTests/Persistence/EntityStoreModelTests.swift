@@ -9,7 +9,7 @@ import Testing
 /// Reproducible: each run is driven by a seed. Knobs:
 /// - `SWIDUX_MODEL_STEPS`: steps per seed (default 3000);
 /// - `SWIDUX_MODEL_SEED`: run only this seed (the one a failure prints).
-@Suite("EntityStore model")
+@Suite("EntityStore model", .timeLimit(.minutes(1)))
 struct EntityStoreModelTests {
     struct Thing: Identifiable, Equatable, Hashable, Sendable, Codable {
         let id: Int

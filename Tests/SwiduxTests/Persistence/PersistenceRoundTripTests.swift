@@ -41,7 +41,7 @@ struct RoundTripReducer: SwiduxReducer {
 }
 
 @MainActor
-@Suite("Persistence round trip")
+@Suite("Persistence round trip", .timeLimit(.minutes(1)))
 struct PersistenceRoundTripTests {
     static let steps = Int(ProcessInfo.processInfo.environment["SWIDUX_ROUNDTRIP_STEPS"] ?? "") ?? 1500
 
