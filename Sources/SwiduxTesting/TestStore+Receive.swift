@@ -30,11 +30,11 @@ extension TestStore {
             matches: { $0 == expected },
             mismatch: { received in
                 let difference = diff(expected, received, format: .proportional)
-                    ?? "  − \(self.describe(expected))\n  + \(self.describe(received))"
+                    ?? "  − \(describe(expected))\n  + \(describe(received))"
                 return """
-                Received unexpected action \(self.describe(received)), expected \(self.describe(expected)):
+                Received unexpected action \(describe(received)), expected \(describe(expected)):
 
-                \(self.indent(difference))
+                \(indent(difference))
 
                 (Expected: −, Received: +)
                 """
@@ -67,7 +67,7 @@ extension TestStore {
         await receiveStep(
             expectation: "an action matching the predicate",
             matches: matching,
-            mismatch: { "Received action \(self.describe($0)) does not match the predicate." },
+            mismatch: { "Received action \(describe($0)) does not match the predicate." },
             timeout: timeout,
             update: updateStateToExpectedResult,
             at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -98,13 +98,13 @@ extension TestStore {
             matches: { extract($0) == value },
             mismatch: { received in
                 guard let payload = extract(received) else {
-                    return "Received action \(self.describe(received)) is not the expected case (carrying \(self.describe(value)))."
+                    return "Received action \(describe(received)) is not the expected case (carrying \(describe(value)))."
                 }
                 let difference = diff(value, payload, format: .proportional) ?? ""
                 return """
-                Received action \(self.describe(received)) carries a different value:
+                Received action \(describe(received)) carries a different value:
 
-                \(self.indent(difference))
+                \(indent(difference))
 
                 (Expected: −, Received: +)
                 """
@@ -151,14 +151,14 @@ extension TestStore {
         while true {
             if exhaustivity == .off {
                 while let first = recorder.received.first, !matches(first.action) {
-                    recorder.received.removeFirst()
+                    _ = recorder.popReceived()
                     asserted = first.state
                 }
             }
             if !recorder.received.isEmpty { break }
             // An effect delivers its actions before it counts as finished: with none
             // running, nothing more can arrive.
-            if store.runningEffectCount == 0 {
+            if runningEffectCount == 0 {
                 site.report("Expected to receive \(expectation), but none was received and no effect is running.")
                 return
             }
@@ -172,7 +172,7 @@ extension TestStore {
             await pause(poll: polls)
             polls += 1
         }
-        let step = recorder.received.removeFirst()
+        guard let step = recorder.popReceived() else { return }
         if matches(step.action) {
             assertStateChange(after: "receive(\(describe(step.action)))", actual: step.state, update, at: site)
         } else {

@@ -1,5 +1,6 @@
 import CustomDump
 import IssueReporting
+@_spi(Testing) import Swidux
 
 /// A store for tests that asserts, step by step, **every** state change, every action
 /// effects feed back, and that no effect is left running.
@@ -51,11 +52,9 @@ public final class TestStore<State: Equatable, Action> {
 
     let store: Store<State, Action>
     let recorder: ActionRecorder<State, Action>
+    private let runningEffects: @Sendable () -> Int
     /// The state as of the last asserted step: the baseline the next expectation mutates.
     var asserted: State
-    /// Descriptions of the sends whose effects are still running, to name them in failures.
-    var effectOrigins: [UInt64: String] = [:]
-    private var nextOriginID: UInt64 = 0
     /// `true` when steps ran since the last ``finish(timeout:fileID:filePath:line:column:)``.
     var needsCompletionCheck = false
     private let createdAt: CallSite
@@ -76,6 +75,8 @@ public final class TestStore<State: Equatable, Action> {
     /// - Parameters:
     ///   - persistence: persistence middleware to run after every reduce, as in the app.
     ///   - timeout: the default of ``timeout``.
+    ///   - fileID: where failures found when the test store is deinitialized are reported
+    ///     (with `filePath`, `line`, `column`).
     public init<R: SwiduxReducer>(
         initialState: State,
         reducer: R,
@@ -91,18 +92,28 @@ public final class TestStore<State: Equatable, Action> {
         self.recorder = recorder
         self.timeout = timeout
         self.createdAt = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        self.store = Store(
+        let store = Store(
             initialState: initialState,
             reducer: recorder.recording(reducer),
             environment: environment,
             persistence: persistence,
-            onUnexpectedError: { error in recorder.errors.append(error) }
+            onUnexpectedError: { error in recorder.recordError(error) }
         )
+        self.store = store
+        self.runningEffects = store.runningEffectCountReader
         self.asserted = initialState
     }
 
-    isolated deinit {
-        if needsCompletionCheck { checkCompletion(at: createdAt) }
+    // Not an `isolated deinit`: that one clears task-local values, and the test frameworks
+    // find the running test (and `withKnownIssue`) through them, so its failures would be
+    // lost. This one runs where the last reference goes away: inside the test when the test
+    // is `@MainActor`. It reads only thread-safe state.
+    deinit {
+        guard needsCompletionCheck else { return }
+        Self.reportCompletion(
+            exhaustivity: exhaustivity, recorder: recorder,
+            runningEffects: runningEffects(), at: createdAt
+        )
     }
 
     /// The current state of the store.
@@ -134,13 +145,14 @@ public final class TestStore<State: Equatable, Action> {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         needsCompletionCheck = true
         reportEffectErrors(at: site)
-        if !recorder.received.isEmpty {
+        let unasserted = recorder.received
+        if !unasserted.isEmpty {
             if exhaustivity == .on {
                 site.report("""
-                Must handle \(count(recorder.received.count, "received action")) before sending \
+                Must handle \(count(unasserted.count, "received action")) before sending \
                 \(describe(action)):
 
-                \(list(recorder.received.map(\.action)))
+                \(list(unasserted.map(\.action)))
 
                 Assert them with `receive`, or call `skipReceivedActions()`.
                 """)
@@ -165,9 +177,9 @@ public final class TestStore<State: Equatable, Action> {
     /// (see ``PersistenceMiddleware/flush()``).
     ///
     /// ```swift
-    /// await store.send(.addItem("Milk")) { ... }
+    /// await store.send(.addItem(milk)) { $0.items[milk.id] = milk }
     /// try await store.flush()
-    /// #expect(backend.rows.map(\.title) == ["Milk"])
+    /// #expect(backend.rows == [milk])
     /// ```
     public func flush() async throws {
         try await store.flush()
@@ -193,12 +205,13 @@ public final class TestStore<State: Equatable, Action> {
         let start = ContinuousClock.now
         let limit = timeout ?? self.timeout
         var polls = 0
-        while store.runningEffectCount > 0, ContinuousClock.now - start < limit {
+        while runningEffects() > 0, ContinuousClock.now - start < limit {
             await pause(poll: polls)
             polls += 1
         }
         needsCompletionCheck = false
-        checkCompletion(at: site)
+        Self.reportCompletion(exhaustivity: exhaustivity, recorder: recorder, runningEffects: runningEffects(), at: site)
+        skipReceived()
     }
 
     // MARK: - Steps
@@ -242,29 +255,33 @@ public final class TestStore<State: Equatable, Action> {
 
     /// Drops the received actions; the state after the last one becomes the baseline.
     func skipReceived() {
-        if let last = recorder.received.last { asserted = last.state }
-        recorder.received.removeAll()
+        if let last = recorder.removeAllReceived() { asserted = last.state }
     }
 
-    func checkCompletion(at site: CallSite) {
-        reportEffectErrors(at: site)
-        guard exhaustivity == .on else {
-            skipReceived()
-            return
+    /// The end-of-test check (``finish(timeout:fileID:filePath:line:column:)`` and deinit).
+    nonisolated static func reportCompletion(
+        exhaustivity: Exhaustivity,
+        recorder: ActionRecorder<State, Action>,
+        runningEffects: Int,
+        at site: CallSite
+    ) {
+        for error in recorder.takeErrors() {
+            site.report(error, "An effect threw an error that no `catch` handler took")
         }
-        if !recorder.received.isEmpty {
+        guard exhaustivity == .on else { return }
+        let unasserted = recorder.received
+        if !unasserted.isEmpty {
             site.report("""
-            The store received \(count(recorder.received.count, "unexpected action")) that \
+            The store received \(count(unasserted.count, "unexpected action")) that \
             were not asserted:
 
-            \(list(recorder.received.map(\.action)))
+            \(list(unasserted.map(\.action)))
 
             Assert them with `receive`, or call `skipReceivedActions()`.
             """)
-            skipReceived()
         }
-        if store.runningEffectCount > 0 {
-            let origins = effectOrigins.sorted { $0.key < $1.key }.map(\.value)
+        if runningEffects > 0 {
+            let origins = recorder.origins
             let startedBy = origins.isEmpty ? "actions received from effects" : origins.joined(separator: ", ")
             site.report("""
             Effects are still running at the end of the test (started by \(startedBy)). \
@@ -275,32 +292,29 @@ public final class TestStore<State: Equatable, Action> {
 
     /// Reports, at `site`, the errors effects threw without a `catch` handler.
     func reportEffectErrors(at site: CallSite) {
-        let errors = recorder.errors
-        recorder.errors.removeAll()
-        for error in errors {
+        for error in recorder.takeErrors() {
             site.report(error, "An effect threw an error that no `catch` handler took")
         }
     }
 
     // MARK: - Effects and waiting
 
+    /// Remembers which send started still-running effects, to name it in failures.
     private func track(_ task: StoreTask, startedBy origin: String) {
         guard !task.isCancelled else { return }  // no effect
-        let id = nextOriginID
-        nextOriginID += 1
-        effectOrigins[id] = origin
-        Task { [weak self] in
+        let recorder = recorder
+        let id = recorder.addOrigin(origin)
+        Task {
             await task.finish()
-            self?.effectOrigins[id] = nil
+            recorder.removeOrigin(id)
         }
     }
 
     /// Gives effects that are about to complete (their last action delivered) a moment to
     /// do so, so that end-of-test checks do not see them as still running.
     func settleEffects() async {
-        guard store.runningEffectCount > 0 else { return }
         let start = ContinuousClock.now
-        while store.runningEffectCount > 0, ContinuousClock.now - start < .milliseconds(10) {
+        while runningEffects() > 0, ContinuousClock.now - start < .milliseconds(10) {
             await Task.yield()
         }
     }
@@ -314,24 +328,6 @@ public final class TestStore<State: Equatable, Action> {
         }
     }
 
-    // MARK: - Descriptions
-
-    func describe(_ value: Any) -> String {
-        String(customDumping: value)
-    }
-
-    func list(_ actions: [Action]) -> String {
-        actions.map { "  • " + describe($0).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ") }
-            .joined(separator: "\n")
-    }
-
-    func count(_ n: Int, _ noun: String) -> String {
-        n == 1 ? "1 \(noun)" : "\(n) \(noun)s"
-    }
-
-    func indent(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { "  " + $0 }
-            .joined(separator: "\n")
-    }
+    /// The number of effect tasks still running.
+    var runningEffectCount: Int { runningEffects() }
 }

@@ -1,7 +1,7 @@
 import IssueReporting
 
 /// Where a test step was written, so that failures are reported at the caller's line.
-struct CallSite {
+struct CallSite: Sendable {
     let fileID: StaticString
     let filePath: StaticString
     let line: UInt
