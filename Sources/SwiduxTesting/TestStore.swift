@@ -314,17 +314,20 @@ public final class TestStore<State: Equatable, Action> {
     /// do so, so that end-of-test checks do not see them as still running.
     func settleEffects() async {
         let start = ContinuousClock.now
+        var polls = 0
         while runningEffects() > 0, ContinuousClock.now - start < .milliseconds(10) {
-            await Task.yield()
+            await pause(poll: polls, yields: 5, sleep: .microseconds(200))
+            polls += 1
         }
     }
 
-    /// One wait in a polling loop: yields first, then sleeps a millisecond at a time.
-    func pause(poll: Int) async {
-        if poll < 20 {
+    /// One wait in a polling loop: yields first, then sleeps a little at a time, so that
+    /// other tests on the main actor run meanwhile.
+    func pause(poll: Int, yields: Int = 20, sleep: Duration = .milliseconds(1)) async {
+        if poll < yields {
             await Task.yield()
         } else {
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await Task.sleep(for: sleep)
         }
     }
 

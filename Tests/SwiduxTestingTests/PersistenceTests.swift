@@ -26,6 +26,7 @@ import Testing
 
         await store.send(.add(milk)) { $0.todos[milk.id] = milk }
         await store.send(.add(eggs)) { $0.todos[eggs.id] = eggs }
+        await clock.waitForSleepers()                  // the debounce window is open
         await clock.advance(by: .milliseconds(249))
         #expect(backend.batches.isEmpty)
         await clock.advance(by: .milliseconds(1))
@@ -36,6 +37,7 @@ import Testing
         oatMilk.title = "Oat milk"
         await store.send(.rename(milk.id, "Oat milk")) { $0.todos[milk.id] = oatMilk }
         await store.send(.remove(eggs.id)) { $0.todos[eggs.id] = nil }
+        await clock.waitForSleepers()
         await clock.advance(by: .milliseconds(250))
         #expect(await backend.waitForBatches(count: 1))
         #expect(backend.takeBatches() == [.init(writes: [oatMilk], deletions: [eggs.id])])
@@ -73,7 +75,7 @@ import Testing
         await store.finish()
     }
 
-    @Test func aFailedWriteIsRetriedWithBackoffAndLosesNothing() async {
+    @Test func aFailedWriteIsRetriedWithBackoffAndLosesNothing() async throws {
         let clock = TestClock()
         let backend = InMemoryBackend<Todo>()
         let (store, persistence) = makeStore(clock: clock, backend: backend)
@@ -81,7 +83,9 @@ import Testing
         backend.failNextWrites(count: 1)
 
         await store.send(.add(milk)) { $0.todos[milk.id] = milk }
+        await clock.waitForSleepers()
         await clock.advance(by: .milliseconds(250))
+        try #require(await backend.waitForWriteAttempts(count: 1))
         let failure = await failures.next()
         #expect(failure?.underlying is InjectedWriteError)
         #expect(failure?.attempt == 1)
@@ -91,6 +95,7 @@ import Testing
         await store.send(.toggle(milk.id)) { $0.todos[milk.id]?.isDone = true }
         var doneMilk = milk
         doneMilk.isDone = true
+        await clock.waitForSleepers()                  // the retry is scheduled
         await clock.advance(by: .milliseconds(500))   // RetryPolicy.default's first delay
         #expect(await backend.waitForBatches(count: 1))
         #expect(backend.takeBatches() == [.init(writes: [doneMilk])])

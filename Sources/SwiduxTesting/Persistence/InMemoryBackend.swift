@@ -133,9 +133,27 @@ where Entity.ID: Sendable {
     /// - Returns: `true` if they were.
     @discardableResult
     public func waitForBatches(count: Int = 1, timeout: Duration = .seconds(1)) async -> Bool {
+        await wait(timeout: timeout) { $0.batches.count >= count }
+    }
+
+    /// Waits, in real time and at most `timeout`, until the writer was called at least
+    /// `count` times, failed attempts included (for retry tests).
+    /// - Returns: `true` if it was.
+    ///
+    /// ```swift
+    /// items.failNextWrites(count: 1)
+    /// await clock.advance(by: .milliseconds(250))
+    /// #expect(await items.waitForWriteAttempts(count: 1))   // the first flush failed
+    /// ```
+    @discardableResult
+    public func waitForWriteAttempts(count: Int = 1, timeout: Duration = .seconds(1)) async -> Bool {
+        await wait(timeout: timeout) { $0.writeAttempts >= count }
+    }
+
+    private func wait(timeout: Duration, until condition: (InMemoryBackend) -> Bool) async -> Bool {
         let start = ContinuousClock.now
         var polls = 0
-        while batches.count < count {
+        while !condition(self) {
             if ContinuousClock.now - start >= timeout { return false }
             if polls < 20 { await Task.yield() } else { try? await Task.sleep(for: .milliseconds(1)) }
             polls += 1
