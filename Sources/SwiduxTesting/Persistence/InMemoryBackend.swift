@@ -30,12 +30,14 @@ where Entity.ID: Sendable {
         /// The complete order of the ids, when the entities were reordered.
         public var order: [Entity.ID]?
 
+        /// A batch to compare with what was written: `#expect(items.takeBatches() == [.init(writes: [milk])])`.
         public init(writes: [Entity] = [], deletions: [Entity.ID] = [], order: [Entity.ID]? = nil) {
             self.writes = writes
             self.deletions = deletions
             self.order = order
         }
 
+        /// `Batch(writes: […], deletions: […])`, for failure messages.
         public var description: String {
             "Batch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? ""))"
         }
@@ -173,8 +175,15 @@ where Entity.ID: Sendable {
 }
 
 /// The error ``InMemoryBackend/failNextWrites(count:error:)`` throws by default.
+///
+/// ```swift
+/// items.failNextWrites(count: 1, error: InjectedWriteError("disk full"))
+/// ```
 public struct InjectedWriteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What the failure says in logs and ``PersistenceWriteFailure`` descriptions.
     public var message: String
+    /// An injected failure saying `message`.
     public init(_ message: String = "injected write failure") { self.message = message }
+    /// The message.
     public var description: String { message }
 }
