@@ -138,4 +138,18 @@ import Testing
             issue.description.contains("The expected state after send(ProbeAction.bump) threw an error")
         }
     }
+
+    @Test func entityStoreDiffsShowTheEntitiesNotTheChangeLog() async {
+        let store = TestStore(initialState: TodoState(), reducer: todoReducer, environment: ())
+        await withKnownIssue {
+            await store.send(.add(Todo(id: 1, title: "Milk"))) {
+                $0.todos[1] = Todo(id: 1, title: "Milk!")
+            }
+        } matching: { issue in
+            issue.description.contains("State after send(TodoAction.add(Todo(id: 1, title: \"Milk\", isDone: false)))")
+                && issue.description.contains(#"title: "Milk!""#)
+                && issue.description.contains("[0]: Todo(")
+                && !issue.description.contains("changes")
+        }
+    }
 }

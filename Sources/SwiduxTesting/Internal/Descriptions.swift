@@ -1,14 +1,20 @@
 import CustomDump
 
-/// How failure messages show values: CustomDump's dump, on one line when it fits.
+/// How failure messages name values: CustomDump's dump, on one line.
 func describe(_ value: Any) -> String {
-    String(customDumping: value)
+    var line = ""
+    for raw in String(customDumping: value).split(separator: "\n") {
+        let part = raw.drop { $0 == " " }
+        let joinsTight = line.isEmpty || line.hasSuffix("(") || line.hasSuffix("[")
+            || part.hasPrefix(")") || part.hasPrefix("]")
+        line += (joinsTight ? "" : " ") + part
+    }
+    return line
 }
 
 /// A bulleted list of actions.
 func list<Action>(_ actions: [Action]) -> String {
-    actions.map { "  • " + describe($0).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n    ") }
-        .joined(separator: "\n")
+    actions.map { "  • " + describe($0) }.joined(separator: "\n")
 }
 
 /// "1 action", "2 actions".
