@@ -100,3 +100,17 @@ import Testing
         await store.finish()
     }
 }
+
+/// The test store is main-actor isolated, but a test need not be.
+@Suite struct NonisolatedTestStoreTests {
+    @Test func usableFromANonisolatedTest() async {
+        let store = await TestStore(initialState: ProbeState(), reducer: ProbeReducer(),
+                                    environment: ProbeEnvironment(clock: TestClock()))
+        await store.send(.load) { $0.isLoading = true }
+        await store.receive(.loaded(42)) {
+            $0.value = 42
+            $0.isLoading = false
+        }
+        await store.finish()
+    }
+}
