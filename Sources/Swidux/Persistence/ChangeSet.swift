@@ -17,8 +17,10 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     @usableFromInline var deletions: [ID: UInt64] = [:]
     @usableFromInline var sequence: UInt64 = 0
 
+    @usableFromInline var _orderChanged = false
+
     /// `true` when entities were reordered (sort, move, restore) since the last drain.
-    public internal(set) var orderChanged = false
+    public var orderChanged: Bool { _orderChanged }
 
     @inlinable
     public init() {}
@@ -44,7 +46,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// recorded is a re-insertion: the entity moved to the end, so the order changed too.
     @inlinable
     public mutating func recordUpsert(_ id: ID) {
-        if deletions.removeValue(forKey: id) != nil { orderChanged = true }
+        if deletions.removeValue(forKey: id) != nil { _orderChanged = true }
         if upserts[id] == nil { sequence &+= 1; upserts[id] = sequence }
     }
 
@@ -58,23 +60,23 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
 
     /// Records that the order of the entities changed.
     @inlinable
-    public mutating func recordReorder() { orderChanged = true }
+    public mutating func recordReorder() { _orderChanged = true }
 
     /// Folds `newer` into this change set; `newer`'s records win.
     public mutating func merge(_ newer: ChangeSet<ID>) {
         for id in newer.deleted { recordDeletion(id) }
         for id in newer.upserted {
-            if deletions[id] != nil { orderChanged = true }
+            if deletions[id] != nil { _orderChanged = true }
             recordUpsert(id)
         }
-        if newer.orderChanged { orderChanged = true }
+        if newer.orderChanged { _orderChanged = true }
     }
 
     /// Forgets every record.
     public mutating func removeAll() {
         upserts.removeAll(keepingCapacity: true)
         deletions.removeAll(keepingCapacity: true)
-        orderChanged = false
+        _orderChanged = false
     }
 
     private static func ordered(_ records: [ID: UInt64]) -> [ID] {
