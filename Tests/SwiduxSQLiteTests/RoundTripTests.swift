@@ -174,6 +174,35 @@ struct RoundTripTests {
         }
     }
 
+    @Test("A record that encodes the position column is refused with a clear error")
+    func recordWithPositionProperty() async throws {
+        struct Slot: Codable, Identifiable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+            var id: Int
+            var position: Int
+        }
+        let migrations = SwiduxMigrations { m in
+            m.register("v1") { db in
+                try db.create(table: "slot") { t in
+                    t.primaryKey("id", .integer)
+                    t.entityPositionColumn("order")
+                    t.column("position", .integer)
+                }
+            }
+        }
+        let database = try SwiduxDatabase.inMemory(migrations: migrations)
+        let clashing = EntityTable(recordsOf: Slot.self)
+        let error = await #expect(throws: SwiduxDatabaseError.self) {
+            try await database.performAtomically([{ db in try clashing.write(WriteBatch(writes: [Slot(id: 1, position: 4)]), in: db) }])
+        }
+        #expect(error?.cause == .unencodable(table: "slot"))
+        // Naming another position column fixes it.
+        let slots = EntityTable(recordsOf: Slot.self, positionColumn: "order")
+        try await database.performAtomically([{ db in
+            try slots.write(WriteBatch(writes: [Slot(id: 1, position: 4), Slot(id: 2, position: 0)]), in: db)
+        }])
+        #expect(try await database.hydrate(slots).values == [Slot(id: 1, position: 4), Slot(id: 2, position: 0)])
+    }
+
     @Test("A row that no longer decodes gives a typed error naming the table")
     func undecodableRow() async throws {
         let database = try SwiduxDatabase.inMemory(migrations: Schema.migrations)
