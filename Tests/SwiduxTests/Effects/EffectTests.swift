@@ -259,3 +259,19 @@ struct EffectTests {
         #expect(store.state == [.child(1), .child(2)])
     }
 }
+
+@MainActor
+@Suite("Effect bookkeeping", .timeLimit(.minutes(1)))
+struct EffectBookkeepingTests {
+    @Test func finishedEffectsAreNoLongerCountedAsRunning() async {
+        let store = Store(initialState: 0, reducer: Reduce<Int, Int, Void> { state, action, _ in
+            state += action
+            return action > 0 ? .run { _ in } : nil     // finishes at once, maybe before it is registered
+        }, environment: ())
+        var tasks: [StoreTask] = []
+        for _ in 0..<2000 { tasks.append(store.send(1)) }
+        for task in tasks { await task.finish() }
+        #expect(await waitUntil(seconds: 2) { store.runningEffectCount == 0 })
+        #expect(store.state == 2000)
+    }
+}
