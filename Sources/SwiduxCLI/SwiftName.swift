@@ -112,7 +112,8 @@ public struct SwiftName: Hashable, Sendable, CustomStringConvertible {
         "Dictionary", "Set", "Optional", "Result", "Error", "Never", "Void", "Character", "Data",
         "Date", "URL", "UUID", "Duration", "View", "Scene", "Text", "List", "Button", "Binding",
         "Identifiable", "Equatable", "Hashable", "Sendable", "Codable", "Encodable", "Decodable",
-        "Observable", "Test", "Suite", "Table", "Row", "Column", "Record", "Configuration",
+        "Observable", "Test", "Suite", "Reduce", "CombineReducers", "MVIStore", "EventChannel",
+        "UndoMiddleware", "LoggingMiddleware", "UndoPolicy", "RetryPolicy", "ChangeFingerprint",
     ]
 
     /// Modules a generated package imports: its module must not shadow them.

@@ -49,13 +49,13 @@ enum FeatureTemplates {
                     return \(t)Reducer().reduce(state: &state, action: action, environment: environment)
                 """),
             Insertion(path: "\(app)/AppStore.swift", anchor: .hydrate, snippet: """
-                state.\(p) = try await database.database.hydrate(\(t)Table.table)
+                state.\(p) = try await database.sqlite.hydrate(\(t)Table.table)
                 """),
             Insertion(path: "\(app)/AppStore.swift", anchor: .writers, snippet: """
-                database.database.stateWriter(for: \\AppState.\(p), table: \(t)Table.table),
+                database.sqlite.stateWriter(for: \\AppState.\(p), table: \(t)Table.table),
                 """),
             Insertion(path: "Sources/\(n)/Services/AppDatabase.swift", anchor: .migrations, snippet: """
-                migrations.register("create \(t)Table") { db in try \(t)Table.create(in: db) }
+                migrations.register("create \(p)") { db in try db.createEntityTable(\(t)Table.table) }
                 """),
             Insertion(path: "Sources/\(n)/Features/RootView.swift", anchor: .featureViews, snippet: """
                 NavigationLink("\(t)") { \(t)ListView(store: store) }
@@ -95,15 +95,14 @@ enum FeatureTemplates {
         return #"""
         import SwiduxSQLite
 
-        /// Where `\#(t)` values are stored: the `\#(p)` table.
+        /// Where `\#(t)` values are stored: the `\#(p)` table (id, position, JSON data).
+        /// Created by the "create \#(p)" migration in `AppDatabase`.
+        ///
+        /// For real columns (indexes, foreign keys), make `\#(t)` a GRDB record and use
+        /// `EntityTable(recordsOf:)` with a migration that declares the columns.
         enum \#(t)Table {
             /// The table, for hydration and the state writer.
-            static let table = EntityTable<\#(t)>(name: "\#(p)")
-
-            /// Creates the table (run once, by the migration in `AppDatabase`).
-            static func create(in db: SwiduxSQLite.Database) throws {
-                try table.create(in: db)
-            }
+            static let table = EntityTable<\#(t)>(named: "\#(p)")
         }
 
         """#
@@ -241,19 +240,17 @@ enum FeatureTemplates {
         struct \#(t)PersistenceTests {
             @Test func changesAreWrittenAndLoadedBack() async throws {
                 let database = try AppDatabase.inMemory()
-                let persistence = AppStore.persistence(database: database)
-                var state = AppState()
-                let environment = AppEnvironment()
-                _ = AppReducer().reduce(state: &state, action: .\#(c)(.create(title: "Kept")), environment: environment)
-                _ = AppReducer().reduce(state: &state, action: .\#(c)(.create(title: "Deleted")), environment: environment)
-                let deleted = try #require(state.\#(p).values.last).id
-                _ = AppReducer().reduce(state: &state, action: .\#(c)(.delete(id: deleted)), environment: environment)
-                persistence.afterReduce(state: &state)
-                try await persistence.flush()
+                let store = try await AppStore.live(database: database)
+                store.send(.\#(c)(.create(title: "Kept")))
+                store.send(.\#(c)(.create(title: "Deleted")))
+                let deleted = try #require(store.\#(p).values.last).id
+                store.send(.\#(c)(.delete(id: deleted)))
+                try await store.flush()
 
                 var loaded = AppState()
                 try await AppStore.hydrate(&loaded, from: database)
-                #expect(loaded.\#(p).values == state.\#(p).values)
+                #expect(loaded.\#(p).values.map(\.title) == ["Kept"])
+                #expect(loaded.\#(p).values == store.\#(p).values)
             }
         }
 

@@ -172,7 +172,7 @@ enum ProjectTemplates {
                     initialState: state,
                     reducer: AppReducer(),
                     environment: environment,
-                    middleware: [AppStore.persistence(database: database)]
+                    persistence: AppStore.persistence(database: database)
                 )
             }
 
@@ -313,29 +313,26 @@ enum ProjectTemplates {
 
         /// The app's database: one SQLite file (or memory, in tests) and its migrations.
         ///
-        /// Each feature's table is a `SwiduxSQLite.EntityTable` in `Models/Persistence/`;
-        /// its migration is registered here (`swidux add feature` adds one above the `swidux:`
-        /// line). Migrations run in order and only once per database; never edit a shipped one.
+        /// Each feature's table is an `EntityTable` in `Models/Persistence/`; its migration is
+        /// registered here (`swidux add feature` adds one above the `swidux:` line). Migrations
+        /// run once each, in order; never edit one that shipped: add a new one.
         struct AppDatabase: Sendable {
-            /// The underlying database.
-            let database: SwiduxDatabase
+            /// The SQLite database (SwiduxSQLite, on GRDB).
+            let sqlite: SwiduxDatabase
 
             /// Opens (creating if needed) and migrates the database file at `path`.
             static func open(path: String) throws -> AppDatabase {
-                AppDatabase(database: try SwiduxDatabase(path: path, migrations: migrations))
+                AppDatabase(sqlite: try SwiduxDatabase(path: path, migrations: migrations))
             }
 
             /// A new, empty, migrated database in memory: for tests and previews.
             static func inMemory() throws -> AppDatabase {
-                AppDatabase(database: try SwiduxDatabase.inMemory(migrations: migrations))
+                AppDatabase(sqlite: try SwiduxDatabase.inMemory(migrations: migrations))
             }
 
             /// Every migration, in order.
-            static var migrations: SwiduxMigrations {
-                var migrations = SwiduxMigrations()
-                migrations.register("v1") { _ in }
+            static let migrations = SwiduxMigrations { migrations in
                 // swidux:migrations
-                return migrations
             }
         }
 
