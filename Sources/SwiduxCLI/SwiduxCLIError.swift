@@ -30,6 +30,7 @@ public enum SwiduxCLIError: Error, Equatable, CustomStringConvertible {
     /// A file changed while the command was preparing its edits.
     case concurrentModification(String)
 
+    /// The message printed after `Error: `.
     public var description: String {
         switch self {
         case .invalidName(let name, let reason):
@@ -63,5 +64,6 @@ public enum SwiduxCLIError: Error, Equatable, CustomStringConvertible {
 }
 
 extension SwiduxCLIError: LocalizedError {
+    /// The same message as ``description``.
     public var errorDescription: String? { description }
 }

@@ -4,6 +4,7 @@ import Foundation
 /// The `swidux` command: scaffolds Swidux apps. `main.swift` of the `swidux` executable
 /// only calls `SwiduxCommand.main()`.
 public struct SwiduxCommand: ParsableCommand {
+    /// The command's name, help and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "swidux",
         abstract: "Scaffolds Swidux apps: Redux-style state with automatic persistence.",
@@ -19,12 +20,14 @@ public struct SwiduxCommand: ParsableCommand {
         subcommands: [New.self, Add.self]
     )
 
+    /// Required by ArgumentParser; use `SwiduxCommand.main()` or `parseAsRoot(_:)`.
     public init() {}
 }
 
 extension SwiduxCommand {
     /// `swidux new <Name>`.
     public struct New: ParsableCommand {
+        /// Help text with the generated layout and examples.
         public static let configuration = CommandConfiguration(
             abstract: "Creates a new Swidux app package in a new directory <path>/<Name>.",
             discussion: """
@@ -49,23 +52,30 @@ extension SwiduxCommand {
                 """
         )
 
+        /// The project name.
         @Argument(help: "The project name: an UpperCamelCase Swift type name, e.g. Notes.")
         public var name: String
 
+        /// `--path`: where the project directory is created (default: the current directory).
         @Option(help: ArgumentHelp("The directory that receives the project directory.", valueName: "directory"))
         public var path: String = "."
 
+        /// `--swidux-path`: a local Swidux checkout to depend on.
         @Option(help: ArgumentHelp("Depend on a local checkout of Swidux: .package(path:).", valueName: "path"))
         public var swiduxPath: String?
 
+        /// `--swidux-version`: the minimum Swidux release (default ``SwiduxDependency/defaultVersion``).
         @Option(help: ArgumentHelp("The Swidux version to depend on: .package(url:from:).", valueName: "version"))
         public var swiduxVersion: String?
 
+        /// `--swidux-url`: the Swidux repository (default ``SwiduxDependency/defaultURL``).
         @Option(help: ArgumentHelp("The Swidux repository URL (default: \(SwiduxDependency.defaultURL), a placeholder).", valueName: "url"))
         public var swiduxURL: String?
 
+        /// Required by ArgumentParser.
         public init() {}
 
+        /// Rejects `--swidux-path` together with `--swidux-version` or `--swidux-url`.
         public func validate() throws {
             if swiduxPath != nil, swiduxVersion != nil || swiduxURL != nil {
                 throw ValidationError("--swidux-path cannot be combined with --swidux-version or --swidux-url.")
@@ -78,6 +88,7 @@ extension SwiduxCommand {
             return .url(swiduxURL ?? SwiduxDependency.defaultURL, from: swiduxVersion ?? SwiduxDependency.defaultVersion)
         }
 
+        /// Generates the project; see ``ProjectGenerator/generate(name:in:dependency:)``.
         public func run() throws {
             let result = try ProjectGenerator.generate(name: name, in: URL(fileURLWithPath: path), dependency: dependency)
             print("Created \(result.directory.path) (\(result.files.count) files).")
@@ -87,11 +98,13 @@ extension SwiduxCommand {
 
     /// `swidux add` (its only subcommand: `feature`).
     public struct Add: ParsableCommand {
+        /// Help text and the `feature` subcommand.
         public static let configuration = CommandConfiguration(
             abstract: "Adds code to an existing Swidux project.",
             subcommands: [Feature.self]
         )
 
+        /// Required by ArgumentParser.
         public init() {}
     }
 }
@@ -99,6 +112,7 @@ extension SwiduxCommand {
 extension SwiduxCommand.Add {
     /// `swidux add feature <Name>`.
     public struct Feature: ParsableCommand {
+        /// Help text with what is generated and examples.
         public static let configuration = CommandConfiguration(
             abstract: "Adds a feature: the seed's 10-step New Feature Checklist.",
             discussion: """
@@ -118,14 +132,18 @@ extension SwiduxCommand.Add {
                 """
         )
 
+        /// The feature's name: its value type.
         @Argument(help: "The feature's value type: an UpperCamelCase Swift type name, e.g. Todo.")
         public var name: String
 
+        /// `--path`: the project directory or a directory inside it (default: the current directory).
         @Option(help: ArgumentHelp("The project directory (or any directory inside it).", valueName: "directory"))
         public var path: String = "."
 
+        /// Required by ArgumentParser.
         public init() {}
 
+        /// Adds the feature; see ``FeatureAdder/add(feature:at:)``.
         public func run() throws {
             let result = try FeatureAdder.add(feature: name, at: URL(fileURLWithPath: path))
             print("Added the feature \(name) to \(result.root.path):")

@@ -16,7 +16,10 @@
 public struct SwiftName: Hashable, Sendable, CustomStringConvertible {
     /// What the name is for: a project (a module) or a feature (a type in the module).
     public enum Role: Sendable {
-        case project, feature
+        /// A project: also not the name of a module it imports.
+        case project
+        /// A feature: its derived case and property names must be usable too.
+        case feature
     }
 
     /// The longest name accepted.
@@ -29,6 +32,7 @@ public struct SwiftName: Hashable, Sendable, CustomStringConvertible {
     /// The lowerCamelCase plural, for `EntityStore` properties and table names: `shoppingLists`.
     public let propertyName: String
 
+    /// The type name.
     public var description: String { typeName }
 
     /// Validates `raw` for `role`.
