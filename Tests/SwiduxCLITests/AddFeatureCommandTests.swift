@@ -128,4 +128,26 @@ struct AddFeatureCommandTests {
         }
         #expect(snapshot(root) == before)
     }
+
+    @Test func aMoveThatFailsHalfwayIsUndone() throws {
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let root = try generateProject(in: temp)
+        // "Blocked" is a file, so creating "Blocked/New.swift" fails after the edit was applied.
+        try Data("file".utf8).write(to: root.appendingPathComponent("Blocked"))
+        let path = "Sources/Notes/App/AppState.swift"
+        let original = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        let before = snapshot(temp.url)
+        #expect {
+            try FileTransaction.apply([
+                FileChange(path: path, contents: "edited", kind: .modify(original: original)),
+                FileChange(path: "Sources/Notes/Created.swift", contents: "created"),
+                FileChange(path: "Blocked/New.swift", contents: "never"),
+            ], under: root)
+        } throws: { error in
+            guard case .cannotWrite(let failed, _)? = error as? SwiduxCLIError else { return false }
+            return failed.hasSuffix("Blocked/New.swift")
+        }
+        #expect(snapshot(temp.url) == before)
+    }
 }
