@@ -37,7 +37,7 @@ enum FileTransaction {
     static func apply(_ changes: [FileChange], under root: URL) throws {
         let fileManager = FileManager.default
         try requireDirectory(root)
-        let staging = try makeStagingDirectory(in: root, for: "feature")
+        let staging = try makeStagingDirectory(in: root, for: "edit")
         defer { try? fileManager.removeItem(at: staging) }
 
         let staged = changes.indices.map { staging.appendingPathComponent("file-\($0)") }
@@ -50,9 +50,8 @@ enum FileTransaction {
             let target = root.appendingPathComponent(change.path)
             switch change.kind {
             case .create:
-                if itemExists(target) {
-                    throw SwiduxCLIError.featureExists(change.path, reason: "'\(change.path)' already exists")
-                }
+                // Absent when the command checked, present now: someone else wrote it.
+                if itemExists(target) { throw SwiduxCLIError.concurrentModification(change.path) }
             case .modify(let original):
                 guard let current = try? String(contentsOf: target, encoding: .utf8) else {
                     throw SwiduxCLIError.missingFile(change.path)
@@ -70,12 +69,12 @@ enum FileTransaction {
                 case .create:
                     undo += try createMissingDirectories(for: target)
                     // link(2) never replaces an existing file: a late arrival is not overwritten.
-                    guard link(source.path, target.path) == 0 else { throw posixError(target, root: root) }
+                    guard link(source.path, target.path) == 0 else { throw posixError(target) }
                     undo.append { _ = unlink(target.path) }
                 case .modify:
                     let backup = staging.appendingPathComponent("backup-\(index)")
-                    guard link(target.path, backup.path) == 0 else { throw posixError(target, root: root) }
-                    guard rename(source.path, target.path) == 0 else { throw posixError(target, root: root) }
+                    guard link(target.path, backup.path) == 0 else { throw posixError(target) }
+                    guard rename(source.path, target.path) == 0 else { throw posixError(target) }
                     undo.append { _ = rename(backup.path, target.path) }
                 }
             }
@@ -135,14 +134,16 @@ enum FileTransaction {
         }
         var undo: [() -> Void] = []
         for directory in missing.reversed() {
-            guard mkdir(directory.path, 0o755) == 0 else { throw posixError(directory, root: directory) }
+            guard mkdir(directory.path, 0o755) == 0 else { throw posixError(directory) }
             undo.append { _ = rmdir(directory.path) }
         }
         return undo
     }
 
-    private static func posixError(_ url: URL, root: URL) -> SwiduxCLIError {
-        .cannotWrite(url.path, reason: String(cString: strerror(errno)))
+    /// The error for the failed system call on `url`; call it right after the call.
+    private static func posixError(_ url: URL) -> SwiduxCLIError {
+        let reason = String(cString: strerror(errno))
+        return .cannotWrite(url.path, reason: reason)
     }
 
     private static func reason(for error: any Error) -> String {
