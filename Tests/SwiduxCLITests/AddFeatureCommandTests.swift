@@ -4,15 +4,6 @@ import Testing
 
 @Suite("swidux add feature")
 struct AddFeatureCommandTests {
-    func expectRefusal(_ arguments: [String], in temp: TemporaryDirectory, message expected: String,
-                       sourceLocation: SourceLocation = #_sourceLocation) {
-        let before = snapshot(temp.url)
-        let result = runSwidux(arguments)
-        #expect(result.code == 1, sourceLocation: sourceLocation)
-        #expect(result.message.contains(expected), "\(result.message)", sourceLocation: sourceLocation)
-        #expect(snapshot(temp.url) == before, "the tree changed", sourceLocation: sourceLocation)
-    }
-
     @Test func addsTheFilesEditsTheAnchorsAndRecordsTheFeature() throws {
         let temp = try TemporaryDirectory()
         defer { temp.remove() }

@@ -26,17 +26,6 @@ struct NewCommandTests {
         #expect(manifest.contains(#".package(url: "https://github.com/swidux-org/Swidux", from: "2.0.0")"#))
     }
 
-    /// Runs `arguments` in `temp`, expects a failure whose message contains `expected`,
-    /// and checks that nothing under `temp` changed.
-    func expectRefusal(_ arguments: [String], in temp: TemporaryDirectory, message expected: String,
-                       code: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation) {
-        let before = snapshot(temp.url)
-        let result = runSwidux(arguments)
-        #expect(result.code == code, sourceLocation: sourceLocation)
-        #expect(result.message.contains(expected), "\(result.message)", sourceLocation: sourceLocation)
-        #expect(snapshot(temp.url) == before, "the tree changed", sourceLocation: sourceLocation)
-    }
-
     @Test func anInvalidNameIsRefused() throws {
         let temp = try TemporaryDirectory()
         defer { temp.remove() }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Testing
 @testable import SwiduxCLI
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
@@ -53,4 +54,15 @@ let packageRoot = URL(fileURLWithPath: #filePath)
 @discardableResult
 func generateProject(_ name: String = "Notes", in directory: TemporaryDirectory) throws -> URL {
     try ProjectGenerator.generate(name: name, in: directory.url, dependency: .path(packageRoot.path)).directory
+}
+
+/// Runs `swidux arguments`, expects a failure with exit `code` whose message contains
+/// `expected`, and checks that nothing under `temp` changed (no file written, none left behind).
+func expectRefusal(_ arguments: [String], in temp: TemporaryDirectory, message expected: String,
+                   code: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation) {
+    let before = snapshot(temp.url)
+    let result = runSwidux(arguments)
+    #expect(result.code == code, sourceLocation: sourceLocation)
+    #expect(result.message.contains(expected), "\(result.message)", sourceLocation: sourceLocation)
+    #expect(snapshot(temp.url) == before, "the tree changed", sourceLocation: sourceLocation)
 }
