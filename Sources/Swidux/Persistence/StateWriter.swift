@@ -64,8 +64,9 @@ protocol StateWriterBox<State>: AnyObject {
     func takePending() -> PendingFlush
     /// Puts a batch that failed back, under anything newer.
     func restorePending(_ flush: PendingFlush)
-    /// Replaces the entity store with `snapshot`'s, recording the differences.
-    func restore(_ state: inout State, from snapshot: State)
+    /// Sets `next`'s entity store to `current`'s restored from `next`'s, so that the
+    /// differences between the live state and the snapshot are recorded.
+    func restore(_ next: inout State, current: State)
 }
 
 /// A taken batch, ready to run, and a way to give it back if it fails.
@@ -175,7 +176,9 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         if let newerOrder { pendingOrder = newerOrder }
     }
 
-    func restore(_ state: inout State, from snapshot: State) {
-        state[keyPath: keyPath].restore(from: snapshot[keyPath: keyPath])
+    func restore(_ next: inout State, current: State) {
+        var store = current[keyPath: keyPath]
+        store.restore(from: next[keyPath: keyPath])
+        next[keyPath: keyPath] = store
     }
 }

@@ -1,0 +1,204 @@
+/// Asynchronous work returned by a reducer, whose results come back as actions.
+///
+/// ```swift
+/// case .searchChanged(let query):
+///     state.query = query
+///     return .run { send in
+///         let results = try await environment.search(query)
+///         await send(.searchResponse(results))
+///     }
+///     .debounce(id: SearchID(), for: .milliseconds(300), clock: environment.clock)
+/// ```
+///
+/// Semantics the store guarantees:
+/// - A cancelled effect delivers **no** further actions, even if its work finishes later.
+/// - `CancellationError` is silent; any other error goes to the `catch` handler, else to the
+///   store's `onUnexpectedError`.
+/// - Effects run off the main actor; `send` hops back to it.
+public struct Effect<Action>: @unchecked Sendable {
+    indirect enum Operation {
+        case none
+        case send(Action)
+        case run(TaskPriority?, @Sendable (EffectContext<Action>) async -> Void)
+        case cancel(EffectID)
+        case cancellable(EffectID, cancelInFlight: Bool, Effect<Action>)
+        case merge([Effect<Action>])
+        case concatenate([Effect<Action>])
+    }
+
+    let operation: Operation
+
+    init(operation: Operation) { self.operation = operation }
+
+    /// An effect that does nothing.
+    public static var none: Effect { Effect(operation: .none) }
+
+    /// The Swidux form: an async operation that may send any number of actions.
+    ///
+    /// ```swift
+    /// return Effect { send in await send(.tick) }
+    /// ```
+    public init(_ operation: @escaping @Sendable (_ send: Send<Action>) async -> Void) {
+        self.init(operation: .run(nil, { context in await operation(context.send) }))
+    }
+
+    /// Runs a throwing operation that may send any number of actions.
+    ///
+    /// A thrown error goes to `handler` if given, else to the store's `onUnexpectedError`.
+    /// `CancellationError` and errors thrown after cancellation are silent.
+    ///
+    /// ```swift
+    /// return .run { send in
+    ///     await send(.loaded(try await api.load()))
+    /// } catch: { error, send in
+    ///     await send(.failed(error.localizedDescription))
+    /// }
+    /// ```
+    public static func run(
+        priority: TaskPriority? = nil,
+        _ operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
+        catch handler: (@Sendable (any Error, Send<Action>) async -> Void)? = nil
+    ) -> Effect {
+        Effect(operation: .run(priority, { context in
+            do {
+                try await operation(context.send)
+            } catch is CancellationError {
+                return
+            } catch {
+                if await context.isCancelled() || Task.isCancelled { return }
+                if let handler {
+                    await handler(error, context.send)
+                } else {
+                    await context.reportError(error)
+                }
+            }
+        }))
+    }
+
+    /// The seed 000 form: an operation that returns exactly one action.
+    ///
+    /// ```swift
+    /// return .run { .incrementResponse(.success(try await service.increment())) }
+    /// ```
+    public static func run(_ operation: @escaping @Sendable () async throws -> Action) -> Effect {
+        .run { send in
+            let action = try await operation()
+            await send(action)
+        }
+    }
+
+    /// The seed 000 form of a cancellable request: starting it again with the same `id`
+    /// cancels the one in flight, whose late response is dropped.
+    ///
+    /// ```swift
+    /// return .cancellable(id: SearchID()) { .results(try await api.search(query)) }
+    /// ```
+    public static func cancellable(
+        id: some Hashable & Sendable,
+        _ operation: @escaping @Sendable () async throws -> Action
+    ) -> Effect {
+        Effect.run(operation).cancellable(id: id, cancelInFlight: true)
+    }
+
+    /// Sends `action` immediately, after the current reduce, before any other work.
+    public static func send(_ action: Action) -> Effect {
+        Effect(operation: .send(action))
+    }
+
+    /// Cancels every in-flight effect marked with `id`; they deliver no further actions.
+    public static func cancel(id: some Hashable & Sendable) -> Effect {
+        Effect(operation: .cancel(EffectID(id)))
+    }
+
+    /// Marks this effect with `id` so that `.cancel(id:)` can stop it. With `cancelInFlight`,
+    /// starting it cancels any effect already running under the same id.
+    public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
+        Effect(operation: .cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
+    }
+
+    /// Waits `duration` on `clock` before running this effect; starting another effect with
+    /// the same `id` within that time cancels this one. Pass a test clock to control time.
+    ///
+    /// ```swift
+    /// .debounce(id: SearchID(), for: .milliseconds(300), clock: environment.clock)
+    /// ```
+    public func debounce(
+        id: some Hashable & Sendable,
+        for duration: Duration,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> Effect {
+        let inner = self
+        return Effect(operation: .run(nil, { context in
+            do {
+                try await clock.sleep(for: duration)
+            } catch {
+                return
+            }
+            if Task.isCancelled { return }
+            await context.run(inner)
+        }))
+        .cancellable(id: id, cancelInFlight: true)
+    }
+
+    /// Runs the effects concurrently.
+    public static func merge(_ effects: Effect...) -> Effect { merge(effects) }
+
+    /// Runs the effects concurrently.
+    public static func merge(_ effects: some Sequence<Effect>) -> Effect {
+        Effect(operation: .merge(Array(effects)))
+    }
+
+    /// Runs the effects one after the other, each to completion.
+    public static func concatenate(_ effects: Effect...) -> Effect { concatenate(effects) }
+
+    /// Runs the effects one after the other, each to completion.
+    public static func concatenate(_ effects: some Sequence<Effect>) -> Effect {
+        Effect(operation: .concatenate(Array(effects)))
+    }
+
+    /// Lifts a child effect into a parent's action type (seed 000 "Composed Reducers").
+    ///
+    /// ```swift
+    /// return counterReducer.reduce(state: &state.counter, action: a, environment: env)?
+    ///     .map(AppAction.counter)
+    /// ```
+    public func map<T>(_ transform: @escaping @Sendable (Action) -> T) -> Effect<T> {
+        switch operation {
+        case .none:
+            return .none
+        case .send(let action):
+            return .send(transform(action))
+        case .run(let priority, let body):
+            return Effect<T>(operation: .run(priority, { context in await body(context.map(transform)) }))
+        case .cancel(let id):
+            return Effect<T>(operation: .cancel(id))
+        case .cancellable(let id, let cancelInFlight, let inner):
+            return Effect<T>(operation: .cancellable(id, cancelInFlight: cancelInFlight, inner.map(transform)))
+        case .merge(let effects):
+            return Effect<T>(operation: .merge(effects.map { $0.map(transform) }))
+        case .concatenate(let effects):
+            return Effect<T>(operation: .concatenate(effects.map { $0.map(transform) }))
+        }
+    }
+
+    /// `true` for `.none` and combinations of nothing but `.none`.
+    public var isNone: Bool {
+        switch operation {
+        case .none: return true
+        case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isNone)
+        default: return false
+        }
+    }
+}
+
+extension Effect {
+    /// Emits `event` on `channel` (a one-shot event such as navigation), outside state.
+    ///
+    /// ```swift
+    /// case .userTapped(let id):
+    ///     return .emit(.navigate(id), on: environment.events)
+    /// ```
+    public static func emit<Event: Sendable>(_ event: Event, on channel: EventChannel<Event>) -> Effect {
+        Effect(operation: .run(nil, { _ in channel.emit(event) }))
+    }
+}

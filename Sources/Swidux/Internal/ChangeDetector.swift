@@ -1,0 +1,106 @@
+/// Decides whether a value read by an observer changed, without keeping a copy of large
+/// collections: fingerprinted values (``EntityStore``) compare fingerprints in O(1); structs
+/// that contain fingerprinted values are compared field by field; other `Equatable`
+/// values compare with `==`; anything else counts as changed.
+enum ChangeDetector {
+    /// What is remembered of a value.
+    indirect enum Snapshot {
+        case fingerprint(ChangeFingerprint)
+        case equatable(any Equatable)
+        case fields([Snapshot])
+        case opaque
+    }
+
+    /// How to remember a value of one type; decided once per observed key path.
+    enum Strategy {
+        case fingerprint
+        case equatable
+        case fields
+        case opaque
+    }
+
+    static func strategy(for value: Any, depth: Int = 0) -> Strategy {
+        if value is any ChangeFingerprinting { return .fingerprint }
+        if depth < 3, containsFingerprinted(value, depth: depth) { return .fields }
+        if value is any Equatable { return .equatable }
+        if depth < 3, let style = Mirror(reflecting: value).displayStyle, style == .struct || style == .tuple {
+            return .fields
+        }
+        return .opaque
+    }
+
+    private static func containsFingerprinted(_ value: Any, depth: Int) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .struct || mirror.displayStyle == .tuple else { return false }
+        for child in mirror.children {
+            if child.value is any ChangeFingerprinting { return true }
+            if depth < 2, containsFingerprinted(child.value, depth: depth + 1) { return true }
+        }
+        return false
+    }
+
+    static func snapshot(_ value: Any, strategy: Strategy, depth: Int = 0) -> Snapshot {
+        switch strategy {
+        case .fingerprint:
+            return (value as? any ChangeFingerprinting).map { .fingerprint($0.changeFingerprint) } ?? .opaque
+        case .equatable:
+            return (value as? any Equatable).map { .equatable($0) } ?? .opaque
+        case .opaque:
+            return .opaque
+        case .fields:
+            return .fields(Mirror(reflecting: value).children.map { child in
+                snapshot(child.value, strategy: Self.strategy(for: child.value, depth: depth + 1), depth: depth + 1)
+            })
+        }
+    }
+
+    /// `true` if `value` differs from what `snapshot` remembered.
+    static func hasChanged(_ snapshot: Snapshot, to value: Any) -> Bool {
+        switch snapshot {
+        case .opaque:
+            return true
+        case .fingerprint(let old):
+            guard let new = value as? any ChangeFingerprinting else { return true }
+            return new.changeFingerprint != old
+        case .equatable(let old):
+            return !isEqual(old, value)
+        case .fields(let old):
+            let children = Mirror(reflecting: value).children
+            guard children.count == old.count else { return true }
+            for (snapshot, child) in zip(old, children) where hasChanged(snapshot, to: child.value) {
+                return true
+            }
+            return false
+        }
+    }
+
+    static func isEqual(_ lhs: any Equatable, _ rhs: Any) -> Bool {
+        func open<T: Equatable>(_ lhs: T) -> Bool {
+            guard let rhs = rhs as? T else { return false }
+            return lhs == rhs
+        }
+        return open(lhs)
+    }
+}
+
+/// Remembers one observed value and tells when it changed.
+struct TrackedValue<Root> {
+    let read: (Root) -> Any
+    let strategy: ChangeDetector.Strategy
+    var last: ChangeDetector.Snapshot
+
+    init(root: Root, read: @escaping (Root) -> Any) {
+        self.read = read
+        let value = read(root)
+        strategy = ChangeDetector.strategy(for: value)
+        last = ChangeDetector.snapshot(value, strategy: strategy)
+    }
+
+    /// Compares with the remembered value and remembers the new one.
+    mutating func update(from root: Root) -> Bool {
+        let value = read(root)
+        guard ChangeDetector.hasChanged(last, to: value) else { return false }
+        last = ChangeDetector.snapshot(value, strategy: strategy)
+        return true
+    }
+}

@@ -1,0 +1,19 @@
+/// The dispatch contract (seed 002): something actions are sent to.
+///
+/// ``Store`` conforms (its `send` returns an awaitable ``StoreTask``), and so does a
+/// hand-written seed-style `AppStore` whose `send` returns nothing:
+///
+/// ```swift
+/// @MainActor @Observable
+/// final class AppStore: SwiduxDispatcher {
+///     func send(_ action: AppAction) { ... }
+/// }
+/// ```
+@MainActor
+public protocol SwiduxDispatcher<Action> {
+    associatedtype Action
+    /// What `send` returns: `Void` for a hand-written store, ``StoreTask`` for ``Store``.
+    associatedtype SendResult = Void
+    @discardableResult
+    func send(_ action: Action) -> SendResult
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// One-shot events outside state (seed 004 `effectPublisher`, seed 003 navigation): each
+/// emitted value is delivered **once** to every current consumer. Emitted while nobody
+/// listens, values wait (up to `bufferSize`) for the next consumer.
+///
+/// ```swift
+/// let navigation = EventChannel<UserEvent>()
+/// // reducer:
+/// case .selectUser(let id): return .emit(.navigate(id), on: environment.navigation)
+/// // view / coordinator:
+/// for await event in navigation.events { handle(event) }
+/// ```
+public final class EventChannel<Event: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var consumers: [UUID: AsyncStream<Event>.Continuation] = [:]
+    private var backlog: [Event] = []
+    /// How many events are kept while nobody listens (oldest dropped first).
+    public let bufferSize: Int
+
+    public init(bufferSize: Int = 64) {
+        self.bufferSize = bufferSize
+    }
+
+    /// Delivers `event` once to each current consumer, or keeps it for the next one.
+    public func emit(_ event: Event) {
+        lock.lock()
+        let targets = Array(consumers.values)
+        if targets.isEmpty {
+            backlog.append(event)
+            if backlog.count > bufferSize { backlog.removeFirst(backlog.count - bufferSize) }
+        }
+        lock.unlock()
+        for continuation in targets { continuation.yield(event) }
+    }
+
+    /// A new consumer: the events emitted from now on (and any waiting backlog), until the
+    /// consuming task stops iterating.
+    public var events: AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
+        let id = UUID()
+        lock.lock()
+        let pending = backlog
+        backlog.removeAll()
+        consumers[id] = continuation
+        lock.unlock()
+        for event in pending { continuation.yield(event) }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            self.lock.lock()
+            self.consumers.removeValue(forKey: id)
+            self.lock.unlock()
+        }
+        return stream
+    }
+
+    /// Number of current consumers.
+    public var consumerCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return consumers.count
+    }
+
+    /// Ends every consumer's stream.
+    public func finish() {
+        lock.lock()
+        let targets = Array(consumers.values)
+        consumers.removeAll()
+        lock.unlock()
+        for continuation in targets { continuation.finish() }
+    }
+}

@@ -1,0 +1,100 @@
+import Observation
+
+/// The strict MVI store of seed 000: only **intents** come from outside; effects feed
+/// **actions** back into a separate action reducer.
+///
+/// ```swift
+/// let store = MVIStore<CounterState, CounterIntent, CounterAction>(
+///     initial: CounterState(),
+///     reduceIntent: { state, intent in reduce(state: &state, intent: intent, service: service) },
+///     reduceAction: { state, action in reduce(state: &state, action: action) }
+/// )
+/// store.send(.incrementTapped)
+/// ```
+///
+/// `state` is observable; observers are notified only when it changed.
+@MainActor
+public final class MVIStore<State, Intent, Action>: Observable {
+    private var _state: State
+    private let reduceIntent: (inout State, Intent) -> Effect<Action>?
+    private let reduceAction: (inout State, Action) -> Effect<Action>?
+    private let onUnexpectedError: @MainActor (any Error) -> Void
+    private var runner: EffectRunner<Action>!
+    private nonisolated let registry: TaskRegistry
+    private let registrar = ObservationRegistrar()
+    private var tracked: TrackedValue<State>?
+
+    /// The current state (observable).
+    public private(set) var state: State {
+        get {
+            if tracked == nil { tracked = TrackedValue(root: _state, read: { $0 }) }
+            registrar.access(self, keyPath: \.state)
+            return _state
+        }
+        set { _state = newValue }
+    }
+
+    /// Seed 000's initializer: the action reducer completes async transitions.
+    public convenience init(
+        initial: State,
+        reduceIntent: @escaping (inout State, Intent) -> Effect<Action>?,
+        reduceAction: @escaping (inout State, Action) -> Void,
+        onUnexpectedError: @escaping @MainActor (any Error) -> Void = { _ in }
+    ) {
+        self.init(
+            initial: initial,
+            reduceIntent: reduceIntent,
+            reduceAction: { (state: inout State, action: Action) -> Effect<Action>? in
+                reduceAction(&state, action)
+                return nil
+            },
+            onUnexpectedError: onUnexpectedError
+        )
+    }
+
+    /// An action reducer that may itself return a follow-up effect.
+    public init(
+        initial: State,
+        reduceIntent: @escaping (inout State, Intent) -> Effect<Action>?,
+        reduceAction: @escaping (inout State, Action) -> Effect<Action>?,
+        onUnexpectedError: @escaping @MainActor (any Error) -> Void = { _ in }
+    ) {
+        self._state = initial
+        self.reduceIntent = reduceIntent
+        self.reduceAction = reduceAction
+        self.onUnexpectedError = onUnexpectedError
+        self.registry = TaskRegistry()
+        self.runner = EffectRunner(
+            dispatch: { [weak self] action in self?.receive(action) },
+            onError: { [weak self] error in self?.onUnexpectedError(error) },
+            registry: registry
+        )
+    }
+
+    deinit { registry.cancelAll() }
+
+    /// Sends a user intent. Returns a handle on the effects it started.
+    @discardableResult
+    public func send(_ intent: Intent) -> StoreTask {
+        let effect = reduceIntent(&_state, intent)
+        notifyIfChanged()
+        guard let effect else { return StoreTask(task: nil, scope: nil) }
+        return runner.start(effect)
+    }
+
+    /// Number of effect tasks still running.
+    public var runningEffectCount: Int { runner.runningCount }
+
+    private func receive(_ action: Action) {
+        let effect = reduceAction(&_state, action)
+        notifyIfChanged()
+        if let effect { _ = runner.start(effect) }
+    }
+
+    private func notifyIfChanged() {
+        guard var tracked, tracked.update(from: _state) else { return }
+        self.tracked = tracked
+        registrar.willSet(self, keyPath: \.state)
+        registrar.didSet(self, keyPath: \.state)
+    }
+}

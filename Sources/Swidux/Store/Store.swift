@@ -1,0 +1,114 @@
+import Logging
+import Observation
+
+/// A main-actor, observable store: it holds the state, runs the reducer for every action,
+/// runs the effects the reducer returns, and plugs in middleware (persistence, undo, logging).
+///
+/// ```swift
+/// let store = Store(
+///     initialState: AppState(),
+///     reducer: AppReducer(),
+///     environment: AppEnvironment.live,
+///     persistence: PersistenceMiddleware(writers: [
+///         StateWriter(keyPath: \.items) { writes, deletions in try await db.save(writes, deleting: deletions) },
+///     ])
+/// )
+/// store.send(.items(.create("Milk")))
+/// let names = store.items.values.map(\.name)   // observed slice by slice
+/// ```
+///
+/// Reads through dynamic members (`store.items`) are observed **slice by slice**: a SwiftUI
+/// view or `withObservationTracking` that read `store.items` is not invalidated by an action
+/// that changes only `store.ui`, and nothing is notified when an action changes nothing.
+/// Dispatch does not copy the state: a reducer mutates it in place. Observed slices are
+/// compared by fingerprint (``EntityStore`` and other ``ChangeFingerprinting`` values, O(1))
+/// or with `==`; observing a large plain array costs a copy of it per change, so prefer
+/// ``EntityStore`` for large collections.
+@MainActor
+@dynamicMemberLookup
+public final class Store<State, Action>: SwiduxDispatcher, Observable {
+    let box: StoreBox<State, Action>
+    private nonisolated let registry: TaskRegistry?
+
+    /// Creates a store.
+    ///
+    /// - Parameters:
+    ///   - middleware: hooks around every reduce, in order (e.g. ``LoggingMiddleware``).
+    ///   - persistence: drains ``EntityStore`` change logs after every reduce and persists them.
+    ///   - undo: enables ``undo()`` / ``redo()``; actions are classified by `undoPolicy`
+    ///     (default: the action's ``UndoableAction/undoPolicy``, else `.record`).
+    ///   - onUnexpectedError: receives errors thrown by effects that have no `catch` handler
+    ///     (default: logged). `CancellationError` never reaches it.
+    public init<R: SwiduxReducer>(
+        initialState: State,
+        reducer: R,
+        environment: R.Environment,
+        middleware: [any Middleware<State, Action>] = [],
+        persistence: PersistenceMiddleware<State>? = nil,
+        undo: UndoMiddleware<State>? = nil,
+        undoPolicy: ((Action) -> UndoPolicy)? = nil,
+        logger: Logger = Logger(label: "swidux.store"),
+        onUnexpectedError: (@MainActor (any Error) -> Void)? = nil
+    ) where R.State == State, R.Action == Action, R.RootAction == Action {
+        let root = RootBox(
+            initialState: initialState, reducer: reducer, environment: environment,
+            middleware: middleware, persistence: persistence, undo: undo, undoPolicy: undoPolicy,
+            logger: logger, onUnexpectedError: onUnexpectedError
+        )
+        self.box = root
+        self.registry = root.registry
+    }
+
+    init(box: StoreBox<State, Action>) {
+        self.box = box
+        self.registry = nil
+    }
+
+    deinit {
+        // A root store's effects stop with it; a scoped store's belong to its root.
+        registry?.cancelAll()
+    }
+
+    /// The whole state. Reading it observes every slice; prefer `store.slice` reads in views.
+    public var state: State { box.currentState }
+
+    /// Reads a slice of the state, observed at the granularity of that key path.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
+        box.read(keyPath)
+    }
+
+    /// Sends an action: the reducer runs now, on the main actor; its effect starts.
+    /// - Returns: a handle to await (`finish()`) or `cancel()` the action's effects.
+    @discardableResult
+    public func send(_ action: Action) -> StoreTask {
+        box.dispatch(action)
+    }
+
+    /// A store for a child feature: reads `state` of this store and sends through `action`.
+    ///
+    /// ```swift
+    /// CounterView(store: store.scope(state: \.counter, action: AppAction.counter))
+    /// ```
+    public func scope<ChildState, ChildAction>(
+        state: KeyPath<State, ChildState>,
+        action: @escaping (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
+        Store<ChildState, ChildAction>(box: ScopedBox(parent: box, path: state, embed: action))
+    }
+
+    /// `true` when ``undo()`` would change the state. Observable.
+    public var canUndo: Bool { box.root.trackUndoStatus(); return box.root.canUndo }
+    /// `true` when ``redo()`` would change the state. Observable.
+    public var canRedo: Bool { box.root.trackUndoStatus(); return box.root.canRedo }
+
+    /// Restores the state before the last undoable action; persisted like any change.
+    public func undo() { box.root.undo() }
+    /// Re-applies the last undone step; persisted like any change.
+    public func redo() { box.root.redo() }
+
+    /// Writes every pending change now and returns when it is durable (see ``PersistenceMiddleware/flush()``).
+    public func flush() async throws { try await box.root.flush() }
+
+    /// The number of effect tasks still running (diagnostics and tests).
+    public var runningEffectCount: Int { box.root.runningEffectCount }
+}

@@ -1,0 +1,40 @@
+/// A handle on the effects started by one ``Store/send(_:)``.
+///
+/// ```swift
+/// await store.send(.refresh).finish()   // waits until the refresh effect completed
+/// store.send(.search("a")).cancel()     // its late results are dropped
+/// ```
+public struct StoreTask: Hashable, Sendable {
+    let task: Task<Void, Never>?
+    let scope: EffectScope?
+
+    init(task: Task<Void, Never>?, scope: EffectScope?) {
+        self.task = task
+        self.scope = scope
+    }
+
+    /// Waits until every effect started by the action has finished. Cancelling the waiting
+    /// task cancels those effects.
+    public func finish() async {
+        guard let task else { return }
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+            if let scope { Task { @MainActor in scope.cancel() } }
+        }
+    }
+
+    /// Cancels the effects started by the action; they deliver no further actions.
+    @MainActor
+    public func cancel() {
+        scope?.cancel()
+        task?.cancel()
+    }
+
+    /// `true` once the effects were cancelled, or when there were none.
+    public var isCancelled: Bool { task?.isCancelled ?? true }
+
+    public static func == (lhs: StoreTask, rhs: StoreTask) -> Bool { lhs.task == rhs.task }
+    public func hash(into hasher: inout Hasher) { hasher.combine(task) }
+}
