@@ -1,0 +1,55 @@
+import GRDB
+
+extension SwiduxDatabase {
+    /// Loads every entity of `table` into an ``EntityStore``, in stored order, recording
+    /// no changes (nothing to write back).
+    ///
+    /// ```swift
+    /// state.todos = try await database.hydrate(AppDatabase.todos)
+    /// ```
+    ///
+    /// Several `async let` hydrations run in parallel on a file database (one reader
+    /// connection each); use ``hydrateAll(_:)`` when the tables must come from the same
+    /// flush (entities that reference each other).
+    ///
+    /// - Throws: ``SwiduxDatabaseError``, e.g. ``SwiduxDatabaseError/Cause/undecodable(table:)``
+    ///   when a stored row no longer decodes into `Entity`.
+    public func hydrate<Entity>(_ table: EntityTable<Entity>) async throws -> EntityStore<Entity> {
+        do {
+            return try await writer.read { db in try table.fetchStore(db) }
+        } catch {
+            throw SwiduxDatabaseError.wrapping(error, path: path)
+        }
+    }
+
+    /// The synchronous form of ``hydrate(_:)-(EntityTable<Entity>)``, for app start-up code that cannot await.
+    ///
+    /// ```swift
+    /// let todos = try database.hydrate(AppDatabase.todos)
+    /// ```
+    public func hydrate<Entity>(_ table: EntityTable<Entity>) throws -> EntityStore<Entity> {
+        do {
+            return try writer.read { db in try table.fetchStore(db) }
+        } catch {
+            throw SwiduxDatabaseError.wrapping(error, path: path)
+        }
+    }
+
+    /// Loads several tables from **one snapshot**: all of them as of the same completed
+    /// flush, so references between them are consistent.
+    ///
+    /// ```swift
+    /// (state.lists, state.items) = try await database.hydrateAll(AppDatabase.lists, AppDatabase.items)
+    /// ```
+    public func hydrateAll<each Entity>(
+        _ tables: repeat EntityTable<each Entity>
+    ) async throws -> (repeat EntityStore<each Entity>) {
+        do {
+            return try await writer.read { db in
+                (repeat try (each tables).fetchStore(db))
+            }
+        } catch {
+            throw SwiduxDatabaseError.wrapping(error, path: path)
+        }
+    }
+}

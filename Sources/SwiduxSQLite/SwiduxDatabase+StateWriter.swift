@@ -1,0 +1,26 @@
+import GRDB
+
+extension SwiduxDatabase {
+    /// A ``StateWriter`` persisting the ``EntityStore`` at `keyPath` into `table`.
+    ///
+    /// All the writers built on one database are written by ``PersistenceMiddleware``
+    /// in one transaction per flush (``performAtomically(_:)``): after a crash the file
+    /// holds the state of a completed flush, never half of one. Upserts use one cached
+    /// `INSERT … ON CONFLICT(id) DO UPDATE` statement, deletions one cached `DELETE`.
+    ///
+    /// ```swift
+    /// let persistence = PersistenceMiddleware<AppState>(writers: [
+    ///     database.stateWriter(for: \.lists, table: AppDatabase.lists),
+    ///     database.stateWriter(for: \.items, table: AppDatabase.items),
+    /// ])
+    /// ```
+    @MainActor
+    public func stateWriter<State, Entity>(
+        for keyPath: WritableKeyPath<State, EntityStore<Entity>>,
+        table: EntityTable<Entity>
+    ) -> StateWriter<State> {
+        StateWriter(keyPath: keyPath, backend: self) { db, batch in
+            try table.write(batch, in: db)
+        }
+    }
+}
