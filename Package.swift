@@ -61,6 +61,7 @@ let package = Package(
             name: "TodosApp",
             dependencies: [
                 "Swidux", "SwiduxSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -9,11 +9,15 @@ public enum AppAction: Equatable, Sendable {
     case search(SearchAction)
     case ui(UIAction)
 
-    /// `true` for actions that change persisted data (recorded for undo).
-    public var isUndoable: Bool {
+}
+
+extension AppAction: UndoableAction {
+    /// Domain actions are undo steps; search, navigation and selection are not.
+    public var undoPolicy: UndoPolicy {
         switch self {
-        case .lists, .items, .tags: true
-        case .search, .ui: false
+        case .lists(.select): .skip
+        case .lists, .items, .tags: .record
+        case .search, .ui: .skip
         }
     }
 }

@@ -7,27 +7,26 @@ public struct AppEnvironment: Sendable {
     public var searchDebounce: Duration
     public var uuid: @Sendable () -> UUID
     public var now: @Sendable () -> Date
-    /// Delivers a one-shot event (status message) to whoever listens.
-    public var emit: @Sendable (AppEvent) -> Void
+    /// One-shot events (status messages) for whoever listens (the terminal UI).
+    public var events: EventChannel<AppEvent>
 
     public init(
         clock: any Clock<Duration> = ContinuousClock(),
         searchDebounce: Duration = .milliseconds(200),
         uuid: @escaping @Sendable () -> UUID = { UUID() },
         now: @escaping @Sendable () -> Date = { Date() },
-        emit: @escaping @Sendable (AppEvent) -> Void = { _ in }
+        events: EventChannel<AppEvent> = EventChannel()
     ) {
         self.clock = clock
         self.searchDebounce = searchDebounce
         self.uuid = uuid
         self.now = now
-        self.emit = emit
+        self.events = events
     }
 
     /// An effect that emits `event` once.
     func event(_ event: AppEvent) -> Effect<AppAction> {
-        let emit = self.emit
-        return Effect { _ in emit(event) }
+        .emit(event, on: events)
     }
 
     func status(_ message: String) -> Effect<AppAction> { event(.status(message)) }

@@ -140,7 +140,9 @@ public enum KeyMap {
         case .escape:
             return isSearch ? [.send(.search(.clear))] : [.send(.ui(.endInput))]
         case .enter:
-            return commit(mode, text: text, state: state, makeID: makeID) + [.send(.ui(.endInput))]
+            // Close the input line first, so that the undo step of the change does not
+            // bring the input line back.
+            return [.send(.ui(.endInput))] + commit(mode, text: text, state: state, makeID: makeID)
         default:
             return []
         }
