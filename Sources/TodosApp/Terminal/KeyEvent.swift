@@ -82,6 +82,9 @@ public struct KeyDecoder: Sendable {
                     if b[(i + 1)...].allSatisfy({ $0 & 0xC0 == 0x80 }) { break decodeLoop }
                     events.append(.unknown); i += 1; continue decodeLoop
                 }
+                guard b[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 }) else {
+                    events.append(.unknown); i += 1; continue decodeLoop
+                }
                 let slice = Array(b[i..<(i + length)])
                 if let string = String(validating: slice, as: UTF8.self), let scalar = string.unicodeScalars.first {
                     events.append(Self.combine(scalar, into: &events))
