@@ -50,7 +50,8 @@ public final class TerminalUI {
         for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
             TerminalIO.ignore(sig)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { continuation.yield(.signal(sig)) }
+            // Not main-actor isolated: the handler runs on a global queue.
+            source.setEventHandler { @Sendable in continuation.yield(.signal(sig)) }
             source.resume()
             sources.append(source)
         }
