@@ -1,8 +1,5 @@
 import Foundation
 
-// NOTE: provisional storage (re-indexes on delete). The public API is final;
-// the amortized O(1) storage replaces the internals.
-
 /// An ordered, keyed collection of entities that records every change it undergoes.
 ///
 /// ```swift
@@ -13,193 +10,436 @@ import Foundation
 /// let all = cards.values                         // insertion order
 /// cards = EntityStore(arrayFromDB)               // hydration: records nothing
 /// ```
+///
+/// It works like a dictionary that keeps insertion order, and it is a
+/// `RandomAccessCollection` of its entities (positions `0..<count`), so SwiftUI's
+/// `ForEach(store.cards) { card in … }` works on it directly.
+///
+/// Ids can be of any `Hashable & Sendable` type (`UUID`, `Int`, `String`, …).
+///
+/// Every mutation that changes the contents records the ids involved in ``changes``
+/// (which the ``PersistenceMiddleware`` drains after each reducer call) and assigns a
+/// new ``changeFingerprint``. A mutation that changes nothing (writing the same value,
+/// deleting a missing id, sorting a sorted store) records nothing and keeps the
+/// fingerprint, so that observers are not notified.
+///
+/// Inserting, updating, looking up and deleting an entity by id are amortized O(1):
+/// a delete leaves a tombstone rather than shifting the entities that follow, and the
+/// tombstones are swept away in bulk once they outnumber the entities.
 public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable where Entity.ID: Sendable {
+    /// The type of the entities' ids.
     public typealias ID = Entity.ID
 
-    @usableFromInline var storage: [Entity] = []
-    @usableFromInline var positions: [ID: Int] = [:]
+    @usableFromInline var storage: Storage
+    @usableFromInline var _changes = ChangeSet<ID>()
+    @usableFromInline var _changeFingerprint = ChangeFingerprint.next()
+
     /// What changed since the last drain.
-    public private(set) var changes = ChangeSet<ID>()
-    public private(set) var changeFingerprint = ChangeFingerprint.next()
+    ///
+    /// ```swift
+    /// var items = EntityStore<Item>()
+    /// items[item.id] = item
+    /// items.changes.upserted  // [item.id]
+    /// ```
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var changes: ChangeSet<ID> { _changes }
+
+    /// A token that changes whenever the contents (entities or their order) change, and
+    /// only then. Equal fingerprints imply equal contents.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var changeFingerprint: ChangeFingerprint { _changeFingerprint }
 
     /// An empty store.
-    public init() {}
-
-    /// Hydration: the entities in order, recording nothing. A repeated id keeps its first place and its last value.
-    public init(_ entities: some Sequence<Entity>) {
-        for entity in entities { put(entity) }
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public init() {
+        storage = Storage()
     }
 
+    /// Hydration: the entities in order, recording nothing. A repeated id keeps its first
+    /// place and its last value.
+    ///
+    /// ```swift
+    /// let items = EntityStore(try await itemDB.all())
+    /// items.changes.isEmpty  // true
+    /// ```
+    ///
+    /// - Complexity: O(*n*), where *n* is the number of entities in the sequence.
+    @inlinable
+    public init(_ entities: some Sequence<Entity>) {
+        storage = Storage(minimumCapacity: entities.underestimatedCount)
+        for entity in entities { storage.put(entity) }
+    }
+
+    @inlinable
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The number of entities.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
     public var count: Int { storage.count }
-    public var isEmpty: Bool { storage.isEmpty }
+
+    /// `true` when the store holds no entity.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public var isEmpty: Bool { storage.count == 0 }
+
     /// The entities in order.
-    public var values: [Entity] { storage }
+    ///
+    /// ```swift
+    /// for item in items.values { print(item.title) }
+    /// ```
+    ///
+    /// - Complexity: O(*n*), where *n* is the number of entities.
+    @inlinable
+    public var values: [Entity] { storage.slots.compactMap { $0 } }
+
     /// The ids in order.
-    public var ids: [ID] { storage.map(\.id) }
+    ///
+    /// - Complexity: O(*n*), where *n* is the number of entities.
+    @inlinable
+    public var ids: [ID] { storage.slots.compactMap { $0?.id } }
 
-    public func contains(_ id: ID) -> Bool { positions[id] != nil }
+    /// `true` if an entity has the id `id`.
+    ///
+    /// ```swift
+    /// if !items.contains(id) { return }
+    /// ```
+    ///
+    /// - Complexity: O(1) on average (one hash lookup).
+    @inlinable
+    public func contains(_ id: ID) -> Bool { storage.index[id] != nil }
 
-    /// Reads, inserts (appends), replaces or (with `nil`) deletes the entity with `id`. Recorded.
+    /// Reads, inserts (appends), replaces or (with `nil`) deletes the entity with `id`.
+    /// Recorded, unless it changes nothing.
+    ///
+    /// ```swift
+    /// items[item.id] = item            // insert (append) or replace
+    /// let found = items[item.id]       // lookup
+    /// items[item.id]?.title = "Renamed"
+    /// items[item.id] = nil             // delete
+    /// ```
+    ///
+    /// The entity's own id must be `id`.
+    ///
+    /// - Complexity: Reading: O(1) on average. Writing: amortized O(1) on average; O(*n*)
+    ///   for the first write to a store whose storage is shared with a copy.
+    @inlinable
     public subscript(id: ID) -> Entity? {
-        get { positions[id].map { storage[$0] } }
+        get { storage.entity(forID: id) }
         set {
             if let newValue {
                 precondition(newValue.id == id, "EntityStore: the entity's id \(newValue.id) differs from the subscript id \(id)")
-                if let position = positions[id] {
-                    guard storage[position] != newValue else { return }
-                    storage[position] = newValue
+                if let slot = storage.index[id] {
+                    guard storage.slots[slot] != newValue else { return }
+                    makeUnique()
+                    storage.replace(inSlot: slot, with: newValue)
                 } else {
-                    put(newValue)
+                    makeUnique()
+                    storage.append(newValue)
                 }
-                changes.recordUpsert(id)
-                changeFingerprint = .next()
+                _changes.recordUpsert(id)
             } else {
-                guard let position = positions.removeValue(forKey: id) else { return }
-                storage.remove(at: position)
-                for i in position..<storage.count { positions[storage[i].id] = i }
-                changes.recordDeletion(id)
-                changeFingerprint = .next()
+                guard storage.index[id] != nil else { return }
+                makeUnique()
+                storage.remove(id)
+                _changes.recordDeletion(id)
             }
+            _changeFingerprint = .next()
         }
     }
 
     /// Mutates the entity with `id` in place; records the change only if the value changed.
+    ///
+    /// ```swift
+    /// items.modify(id) { $0.isDone.toggle() }   // recorded
+    /// items.modify(id) { _ in }                 // changes nothing: records nothing
+    /// ```
+    ///
+    /// `body` must not change the entity's id. If `body` throws, the store is unchanged.
+    ///
     /// - Returns: `false` if there is no entity with that id.
+    /// - Complexity: Amortized O(1) on average, plus the cost of `body` and of comparing
+    ///   the entity before and after.
+    @inlinable
     @discardableResult
     public mutating func modify(_ id: ID, _ body: (inout Entity) throws -> Void) rethrows -> Bool {
-        guard let position = positions[id] else { return false }
-        var value = storage[position]
+        guard let slot = storage.index[id] else { return false }
+        let old = storage.entity(inSlot: slot)
+        var value = old
         try body(&value)
         precondition(value.id == id, "EntityStore.modify must not change the entity's id")
-        guard value != storage[position] else { return true }
-        storage[position] = value
-        changes.recordUpsert(id)
-        changeFingerprint = .next()
+        guard value != old else { return true }
+        makeUnique()
+        storage.replace(inSlot: slot, with: value)
+        _changes.recordUpsert(id)
+        _changeFingerprint = .next()
         return true
     }
 
-    /// Sorts the entities; records a reorder.
+    /// Sorts the entities; records a reorder if the order changed.
+    ///
+    /// ```swift
+    /// cards.sort { $0.sortIndex < $1.sortIndex }
+    /// ```
+    ///
+    /// If `areInIncreasingOrder` throws, the store is unchanged.
+    ///
+    /// - Complexity: O(*n* log *n*), where *n* is the number of entities.
+    @inlinable
     public mutating func sort(by areInIncreasingOrder: (Entity, Entity) throws -> Bool) rethrows {
-        let before = ids
-        try storage.sort(by: areInIncreasingOrder)
-        reindex()
-        if ids != before { changes.recordReorder(); changeFingerprint = .next() }
+        guard count > 1 else { return }
+        var sorted = values
+        try sorted.sort(by: areInIncreasingOrder)
+        guard !hasOrder(of: sorted) else { return }
+        storage = Storage(uniqueEntities: sorted)
+        _changes.recordReorder()
+        _changeFingerprint = .next()
     }
 
-    /// Removes the entities that match; records each deletion.
+    /// Removes the entities that match; records each deletion, in order.
+    ///
+    /// ```swift
+    /// cards.removeAll { $0.isArchived }
+    /// ```
+    ///
+    /// The predicate is called once per entity, in order, before anything is removed:
+    /// if it throws, the store is unchanged.
+    ///
+    /// - Complexity: O(*n*), where *n* is the number of entities.
+    @inlinable
     public mutating func removeAll(where shouldBeRemoved: (Entity) throws -> Bool) rethrows {
-        var removed: [ID] = []
-        try storage.removeAll { entity in
-            let remove = try shouldBeRemoved(entity)
-            if remove { removed.append(entity.id) }
-            return remove
-        }
-        guard !removed.isEmpty else { return }
-        reindex()
-        for id in removed { changes.recordDeletion(id) }
-        changeFingerprint = .next()
-    }
-
-    /// Removes every entity; records each deletion.
-    public mutating func removeAll() { removeAll { _ in true } }
-
-    /// Moves the entities at `offsets` to `destination` (SwiftUI `onMove` semantics); records a reorder.
-    public mutating func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
-        let moving = offsets.map { storage[$0] }
-        var rest: [Entity] = []
-        var insertAt = 0
-        for (i, e) in storage.enumerated() where !offsets.contains(i) {
-            if i < destination { insertAt += 1 }
-            rest.append(e)
-        }
-        let before = ids
-        rest.insert(contentsOf: moving, at: insertAt)
-        storage = rest
-        reindex()
-        if ids != before { changes.recordReorder(); changeFingerprint = .next() }
-    }
-
-    /// Re-hydration: folds `other` in without recording anything. For an id in both,
-    /// `preferExisting(otherValue, selfValue)` returning `true` keeps `other`'s value.
-    /// Entities only in `other` are appended.
-    public mutating func merge(from other: EntityStore, preferExisting: (Entity, Entity) throws -> Bool) rethrows {
-        var changed = false
-        for entity in other.storage {
-            if let position = positions[entity.id] {
-                if try preferExisting(entity, storage[position]), storage[position] != entity {
-                    storage[position] = entity; changed = true
-                }
-            } else {
-                put(entity); changed = true
+        var doomed: [Int] = []
+        for slot in storage.slots.indices {
+            if let entity = storage.slots[slot], try shouldBeRemoved(entity) {
+                doomed.append(slot)
             }
         }
-        if changed { changeFingerprint = .next() }
+        guard let lowest = doomed.first else { return }
+        if doomed.count == count {
+            removeAll()
+            return
+        }
+        makeUnique()
+        for slot in doomed {
+            _changes.recordDeletion(storage.tombstone(slot: slot))
+        }
+        storage.didRemove(lowestSlot: lowest)
+        _changeFingerprint = .next()
     }
 
-    /// Makes this store equal to `other` (values and order), recording exactly the differences.
-    public mutating func restore(from other: EntityStore) {
-        let before = ids
-        var changed = false
-        for entity in storage where other.positions[entity.id] == nil {
-            changes.recordDeletion(entity.id); changed = true
+    /// Removes every entity; records each deletion, in order.
+    ///
+    /// - Complexity: O(*n*), where *n* is the number of entities.
+    @inlinable
+    public mutating func removeAll() {
+        guard !isEmpty else { return }
+        for entity in self { _changes.recordDeletion(entity.id) }
+        storage = Storage()
+        _changeFingerprint = .next()
+    }
+
+    /// Moves the entities at `offsets` to `destination` (SwiftUI `onMove` semantics);
+    /// records a reorder if the order changed.
+    ///
+    /// The moved entities keep their relative order and land before the entity that was at
+    /// `destination` (at the end when `destination == count`).
+    ///
+    /// ```swift
+    /// // [a, b, c, d]
+    /// items.move(fromOffsets: [0], toOffset: 3)   // [b, c, a, d]
+    /// List { ForEach(store.items) { … }.onMove { store.send(.move($0, $1)) } }
+    /// ```
+    ///
+    /// Every offset must be in `0..<count`; `destination` is clamped to `0...count`.
+    ///
+    /// - Complexity: O(*k* + *d* log *r*) where *k* is the distance between the lowest and
+    ///   the highest position involved, *d* ≤ *k* and *r* the number of ranges in
+    ///   `offsets`; plus O(*n*) when entities were deleted since the last compaction.
+    public mutating func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
+        guard let first = offsets.first, let last = offsets.last else { return }
+        precondition(first >= 0 && last < count, "EntityStore.move: offsets \(offsets) out of range 0..<\(count)")
+        let destination = Swift.min(Swift.max(destination, 0), count)
+        // Only the window between the lowest and the highest position involved changes.
+        let low = Swift.min(first, destination)
+        let high = Swift.max(last + 1, destination)
+        var before: [Entity] = [], moving: [Entity] = [], after: [Entity] = []
+        for position in low..<high {
+            let entity = self[position]
+            if offsets.contains(position) {
+                moving.append(entity)
+            } else if position < destination {
+                before.append(entity)
+            } else {
+                after.append(entity)
+            }
         }
-        for entity in other.storage {
-            if let position = positions[entity.id], storage[position] == entity { continue }
-            changes.recordUpsert(entity.id); changed = true
+        let window = before + moving + after
+        let changed = window.indices.contains { offset in
+            storage.entity(inSlot: storage.slot(forPosition: low + offset)).id != window[offset].id
+        }
+        guard changed else { return }
+        makeUnique()
+        storage.compactIfNeeded()
+        for (offset, entity) in window.enumerated() {
+            storage.slots[low + offset] = entity
+            storage.index[entity.id] = low + offset
+        }
+        _changes.recordReorder()
+        _changeFingerprint = .next()
+    }
+
+    /// Re-hydration: folds `other` in without recording anything.
+    ///
+    /// For an id in both, `preferExisting(otherValue, selfValue)` returning `true` keeps
+    /// `other`'s value. Entities only in `other` are appended, in `other`'s order.
+    ///
+    /// ```swift
+    /// var merged = EntityStore(allFromDB)
+    /// merged.merge(from: existingStore) { existing, incoming in
+    ///     existing.richData != nil && incoming.richData == nil
+    /// }
+    /// store.property = merged
+    /// ```
+    ///
+    /// `preferExisting` is called once per id in both, in `other`'s order, before anything
+    /// changes: if it throws, the store is unchanged.
+    ///
+    /// - Complexity: O(*m*) on average, where *m* is the number of entities in `other`;
+    ///   O(1) when this store is empty.
+    @inlinable
+    public mutating func merge(from other: EntityStore, preferExisting: (Entity, Entity) throws -> Bool) rethrows {
+        if isEmpty {
+            guard !other.isEmpty else { return }
+            storage = other.storage
+            _changeFingerprint = .next()
+            return
+        }
+        var replacements: [(slot: Int, entity: Entity)] = []
+        var additions: [Entity] = []
+        for entity in other {
+            if let slot = storage.index[entity.id] {
+                let current = storage.entity(inSlot: slot)
+                if try preferExisting(entity, current), current != entity {
+                    replacements.append((slot, entity))
+                }
+            } else {
+                additions.append(entity)
+            }
+        }
+        guard !replacements.isEmpty || !additions.isEmpty else { return }
+        makeUnique()
+        for replacement in replacements { storage.replace(inSlot: replacement.slot, with: replacement.entity) }
+        for entity in additions { storage.append(entity) }
+        _changeFingerprint = .next()
+    }
+
+    /// Makes this store equal to `other` (values and order), recording exactly the
+    /// differences: a deletion for each id missing from `other` (in this store's order), an
+    /// upsert for each id of `other` that is new or whose value differs (in `other`'s
+    /// order), and a reorder unless `other`'s order is what deleting the missing entities
+    /// and appending the new ones would give.
+    ///
+    /// Undo uses it: restoring a snapshot persists the difference.
+    ///
+    /// ```swift
+    /// let snapshot = state.items
+    /// state.items[id] = nil
+    /// state.items.restore(from: snapshot)   // records an upsert of `id`
+    /// ```
+    ///
+    /// - Complexity: O(*n* + *m*) on average, where *n* and *m* are the numbers of
+    ///   entities in this store and in `other`; O(1) when they share their storage.
+    @inlinable
+    public mutating func restore(from other: EntityStore) {
+        guard storage !== other.storage else { return }
+        var changed = false
+        for entity in self where other.storage.index[entity.id] == nil {
+            _changes.recordDeletion(entity.id)
+            changed = true
+        }
+        var survivors = makeIterator()
+        var seenNew = false
+        var orderChanged = false
+        for entity in other {
+            if let slot = storage.index[entity.id] {
+                if storage.entity(inSlot: slot) != entity {
+                    _changes.recordUpsert(entity.id)
+                    changed = true
+                }
+                // The next entity of ours that `other` keeps must be this one, and no
+                // new entity may come before it.
+                if !orderChanged {
+                    var survivor = survivors.next()
+                    while let candidate = survivor, other.storage.index[candidate.id] == nil {
+                        survivor = survivors.next()
+                    }
+                    if seenNew || survivor?.id != entity.id { orderChanged = true }
+                }
+            } else {
+                _changes.recordUpsert(entity.id)
+                changed = true
+                seenNew = true
+            }
+        }
+        if orderChanged {
+            _changes.recordReorder()
+            changed = true
         }
         storage = other.storage
-        positions = other.positions
-        let orderChanged = before.filter { other.positions[$0] != nil } != other.storage.map(\.id).filter { positions[$0] != nil && before.contains($0) }
-        if orderChanged { changes.recordReorder(); changed = true }
-        if changed { changeFingerprint = .next() }
+        if changed { _changeFingerprint = .next() }
     }
 
     /// Forgets the recorded changes.
-    public mutating func resetChanges() { changes.removeAll() }
+    ///
+    /// - Complexity: O(*c*), where *c* is the number of recorded ids.
+    @inlinable
+    public mutating func resetChanges() { _changes.removeAll() }
 
     /// Returns the recorded changes and forgets them.
+    ///
+    /// ```swift
+    /// let changes = items.drainChanges()
+    /// for id in changes.deleted { try await itemDB.delete(id: id) }
+    /// ```
+    ///
+    /// - Complexity: O(*c*), where *c* is the number of recorded ids.
+    @inlinable
     public mutating func drainChanges() -> ChangeSet<ID> {
-        let drained = changes
-        changes.removeAll()
+        let drained = _changes
+        _changes = ChangeSet()
         return drained
     }
 
-    private mutating func put(_ entity: Entity) {
-        if let position = positions[entity.id] {
-            storage[position] = entity
-        } else {
-            positions[entity.id] = storage.count
-            storage.append(entity)
+    // MARK: Internals
+
+    /// Copies the storage if it is shared, so that it can be mutated.
+    @inlinable
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy()
         }
     }
 
-    private mutating func reindex() {
-        positions.removeAll(keepingCapacity: true)
-        for (i, e) in storage.enumerated() { positions[e.id] = i }
+    /// `true` if `entities` has the ids of this store in the same order.
+    @inlinable
+    func hasOrder(of entities: [Entity]) -> Bool {
+        guard entities.count == count else { return false }
+        var iterator = makeIterator()
+        for entity in entities {
+            guard let mine = iterator.next(), mine.id == entity.id else { return false }
+        }
+        return true
     }
 }
 
 extension EntityStore: ChangeFingerprinting {}
-
-extension EntityStore: Equatable {
-    /// Equal when they hold the same entities in the same order; the change log is ignored.
-    public static func == (lhs: EntityStore, rhs: EntityStore) -> Bool {
-        lhs.changeFingerprint == rhs.changeFingerprint || lhs.storage == rhs.storage
-    }
-}
-
-extension EntityStore: RandomAccessCollection {
-    public typealias Index = Int
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { storage.count }
-    public subscript(position: Int) -> Entity { storage[position] }
-}
-
-extension EntityStore: ExpressibleByArrayLiteral {
-    public init(arrayLiteral elements: Entity...) { self.init(elements) }
-}
-
-extension EntityStore: CustomStringConvertible, CustomDebugStringConvertible {
-    public var description: String { "EntityStore(\(storage))" }
-    public var debugDescription: String { "EntityStore<\(Entity.self)>(count: \(count), changes: \(changes.count))" }
-}

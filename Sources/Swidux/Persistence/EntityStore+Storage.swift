@@ -1,0 +1,232 @@
+import Atomics
+
+// The copy-on-write buffer behind `EntityStore`.
+//
+// Layout:
+// - `slots` holds the entities in order. Deleting an entity leaves a tombstone (`nil`)
+//   in its slot, so a delete never shifts the other entities nor re-indexes them.
+// - `index` maps every live id to its slot.
+// - Tombstones at the end of `slots` are popped at once, so the last slot is always live.
+// - When the tombstones outnumber the live entities, the slots are compacted (rebuilt
+//   without tombstones, the index updated). A compaction costs O(live + tombstones) and
+//   is paid for by the more than `live` deletes since the previous one: amortized O(1).
+// - Positions (0..<count over the live entities) equal slots while there is no tombstone.
+//   Otherwise a position → slot map is built lazily, at most once per layout, and
+//   published through an atomic lazy reference so that copies of the store read on
+//   several threads can share it without a lock.
+//
+// Thread safety: the storage is only mutated when uniquely referenced (the store
+// checks `isKnownUniquelyReferenced` before every mutation), so concurrent readers only
+// ever race on the lazily built position map, which the atomic reference makes safe.
+
+/// The position → slot map of a storage that has tombstones.
+///
+/// Positions below `base` (the first tombstone) are their own slot; position
+/// `base + k` is in slot `slots[k]`, for the positions that existed when the map was built.
+@usableFromInline
+final class EntityStorePositionMap: Sendable {
+    @usableFromInline let base: Int
+    @usableFromInline let slots: [Int]
+
+    @usableFromInline
+    init(base: Int, slots: [Int]) {
+        self.base = base
+        self.slots = slots
+    }
+}
+
+extension EntityStore {
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
+        /// The entities in order, with `nil` for a deleted entity (a tombstone).
+        @usableFromInline var slots: [Entity?]
+        /// Live id → slot.
+        @usableFromInline var index: [ID: Int]
+        /// The lowest slot holding a tombstone, `Int.max` when there is none.
+        @usableFromInline var firstTombstone: Int
+        /// Non-`nil` exactly when there are tombstones; replaced (never mutated) when the
+        /// layout changes, so that a map already handed to a reader stays valid for it.
+        @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
+        /// How many compactions this storage underwent (carried over by copies), for tests.
+        @usableFromInline var compactionCount: Int
+
+        @inlinable
+        init(minimumCapacity: Int = 0) {
+            slots = []
+            index = [:]
+            if minimumCapacity > 0 {
+                slots.reserveCapacity(minimumCapacity)
+                index.reserveCapacity(minimumCapacity)
+            }
+            firstTombstone = .max
+            positionCache = nil
+            compactionCount = 0
+        }
+
+        /// A storage without tombstones holding `entities`, whose ids must be unique.
+        @inlinable
+        convenience init(uniqueEntities entities: [Entity]) {
+            self.init(minimumCapacity: entities.count)
+            for entity in entities { append(entity) }
+        }
+
+        /// An independent copy with the same layout (a copy-on-write copy).
+        @inlinable
+        func copy() -> Storage {
+            let copy = Storage()
+            copy.slots = slots
+            copy.index = index
+            copy.firstTombstone = firstTombstone
+            copy.compactionCount = compactionCount
+            if let positionCache {
+                let cache = ManagedAtomicLazyReference<EntityStorePositionMap>()
+                if let map = positionCache.load() { _ = cache.storeIfNilThenLoad(map) }
+                copy.positionCache = cache
+            }
+            return copy
+        }
+
+        /// The number of live entities.
+        @inlinable var count: Int { index.count }
+
+        /// The number of tombstones.
+        @inlinable var tombstoneCount: Int { slots.count - index.count }
+
+        /// The live entity in `slot`.
+        @inlinable
+        func entity(inSlot slot: Int) -> Entity {
+            slots[slot].unsafelyUnwrapped
+        }
+
+        /// The entity with `id`, if any.
+        @inlinable
+        func entity(forID id: ID) -> Entity? {
+            guard let slot = index[id] else { return nil }
+            return slots[slot].unsafelyUnwrapped
+        }
+
+        // MARK: Positions
+
+        /// The slot of the live entity at `position` (0..<count, checked by the caller).
+        ///
+        /// O(1) without tombstones, for a position before the first tombstone, and for the
+        /// last position; otherwise O(1) once the position map is built (O(n), once per layout).
+        @inlinable
+        func slot(forPosition position: Int) -> Int {
+            if position < firstTombstone { return position }
+            let live = index.count
+            if position == live - 1 { return slots.count - 1 }
+            let map = positionMap()
+            let offset = position - map.base
+            if offset < map.slots.count { return map.slots[offset] }
+            // Appended after the map was built: appends fill the last slots contiguously.
+            return slots.count - (live - position)
+        }
+
+        /// The position map of the current layout, built on first use.
+        @usableFromInline
+        func positionMap() -> EntityStorePositionMap {
+            guard let cache = positionCache else {
+                // No tombstone: the identity map (not reached by `slot(forPosition:)`).
+                return EntityStorePositionMap(base: slots.count, slots: [])
+            }
+            if let map = cache.load() { return map }
+            return cache.storeIfNilThenLoad(buildPositionMap())
+        }
+
+        @usableFromInline
+        func buildPositionMap() -> EntityStorePositionMap {
+            let base = Swift.min(firstTombstone, slots.count)
+            var map: [Int] = []
+            map.reserveCapacity(index.count - base)
+            for slot in base..<slots.count where slots[slot] != nil {
+                map.append(slot)
+            }
+            return EntityStorePositionMap(base: base, slots: map)
+        }
+
+        // MARK: Mutations (uniquely referenced storage only)
+
+        /// Appends an entity whose id is not in the storage.
+        @inlinable
+        func append(_ entity: Entity) {
+            index[entity.id] = slots.count
+            slots.append(entity)
+            // A built position map stays valid: appended positions are computed from the end.
+        }
+
+        /// Replaces the entity in `slot` (same id).
+        @inlinable
+        func replace(inSlot slot: Int, with entity: Entity) {
+            slots[slot] = entity
+        }
+
+        /// Inserts (appends) or replaces `entity`.
+        @inlinable
+        func put(_ entity: Entity) {
+            if let slot = index[entity.id] {
+                slots[slot] = entity
+            } else {
+                append(entity)
+            }
+        }
+
+        /// Deletes the entity with `id`, which must be live, leaving a tombstone.
+        @inlinable
+        func remove(_ id: ID) {
+            guard let slot = index.removeValue(forKey: id) else { return }
+            slots[slot] = nil
+            didRemove(lowestSlot: slot)
+        }
+
+        /// Deletes the entity in `slot`, which must be live, without updating the layout
+        /// bookkeeping; call `didRemove(lowestSlot:)` after a series of these.
+        @inlinable
+        func tombstone(slot: Int) -> ID {
+            let id = slots[slot].unsafelyUnwrapped.id
+            index.removeValue(forKey: id)
+            slots[slot] = nil
+            return id
+        }
+
+        /// Bookkeeping after tombstones were made, the lowest in `lowestSlot`: invalidates
+        /// the position map, pops trailing tombstones, compacts when they outnumber the living.
+        @inlinable
+        func didRemove(lowestSlot: Int) {
+            if lowestSlot < firstTombstone { firstTombstone = lowestSlot }
+            while let last = slots.last, last == nil { slots.removeLast() }
+            if firstTombstone >= slots.count {
+                // Every tombstone was trailing: none is left.
+                firstTombstone = .max
+                positionCache = nil
+            } else if tombstoneCount > index.count {
+                compact()
+            } else if positionCache == nil || positionCache?.load() != nil {
+                positionCache = ManagedAtomicLazyReference()
+            }
+        }
+
+        /// Rebuilds the slots without tombstones and updates the index. O(slots).
+        @usableFromInline
+        func compact() {
+            guard firstTombstone < slots.count else { return }
+            var write = firstTombstone
+            for read in firstTombstone..<slots.count {
+                guard let entity = slots[read] else { continue }
+                slots[write] = entity
+                index[entity.id] = write
+                write += 1
+            }
+            slots.removeLast(slots.count - write)
+            firstTombstone = .max
+            positionCache = nil
+            compactionCount += 1
+        }
+
+        /// Makes the slots contiguous if they have tombstones.
+        @inlinable
+        func compactIfNeeded() {
+            if firstTombstone != .max { compact() }
+        }
+    }
+}

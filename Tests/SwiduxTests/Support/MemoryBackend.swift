@@ -1,0 +1,57 @@
+import Foundation
+@testable import Swidux
+
+/// An in-memory table for tests: rows by id in stored order, every batch recorded,
+/// optional injected failures and an optional gate that holds writes.
+final class MemoryTable<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable where Entity.ID: Sendable {
+    private let lock = NSLock()
+    private var rows: [Entity.ID: Entity] = [:]
+    private var order: [Entity.ID] = []
+    private var recorded: [WriteBatch<Entity>] = []
+    private var failuresLeft = 0
+    private var active = 0
+    private var maxActive = 0
+    let name: String
+    let log: Recorder<String>?
+    var gate: Gate?
+
+    init(name: String = "table", log: Recorder<String>? = nil) {
+        self.name = name
+        self.log = log
+    }
+
+    func failNext(_ count: Int) { lock.lock(); failuresLeft = count; lock.unlock() }
+
+    var batches: [WriteBatch<Entity>] { lock.lock(); defer { lock.unlock() }; return recorded }
+    var maxConcurrentWrites: Int { lock.lock(); defer { lock.unlock() }; return maxActive }
+    /// The stored entities in stored order (what a hydration would load).
+    var stored: [Entity] { lock.lock(); defer { lock.unlock() }; return order.compactMap { rows[$0] } }
+
+    func write(_ batch: WriteBatch<Entity>) async throws {
+        lock.lock(); active += 1; maxActive = max(maxActive, active); lock.unlock()
+        defer { lock.lock(); active -= 1; lock.unlock() }
+        if let gate { await gate.wait() }
+        lock.lock()
+        defer { lock.unlock() }
+        if failuresLeft > 0 {
+            failuresLeft -= 1
+            throw TestError(message: "\(name) unavailable")
+        }
+        log?.append(name)
+        recorded.append(batch)
+        for id in batch.deletions {
+            rows.removeValue(forKey: id)
+            order.removeAll { $0 == id }
+        }
+        for entity in batch.writes {
+            if rows[entity.id] == nil { order.append(entity.id) }
+            rows[entity.id] = entity
+        }
+        if let newOrder = batch.order { order = newOrder.filter { rows[$0] != nil } }
+    }
+
+    @MainActor
+    func writer<State>(_ keyPath: WritableKeyPath<State, EntityStore<Entity>>) -> StateWriter<State> {
+        StateWriter(keyPath: keyPath, writeBatch: { batch in try await self.write(batch) })
+    }
+}
