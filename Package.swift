@@ -67,6 +67,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "todos", dependencies: ["TodosApp"]),
+        // Child process of SwiduxSQLiteTests' crash test: writes flushes until killed.
+        .executableTarget(name: "swidux-crash-writer", dependencies: ["SwiduxSQLite"], path: "Sources/SwiduxCrashWriter"),
 
         .testTarget(
             name: "SwiduxTests",
@@ -79,7 +81,7 @@ let package = Package(
         .testTarget(
             name: "SwiduxSQLiteTests",
             dependencies: [
-                "Swidux", "SwiduxSQLite", "SwiduxTesting",
+                "Swidux", "SwiduxSQLite", "SwiduxTesting", "swidux-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Clocks", package: "swift-clocks"),
             ]

@@ -127,12 +127,17 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         self.path = path
     }
 
-    /// Closes the connections. Further use throws. Optional: deinitialization closes too.
+    /// Checkpoints the write-ahead log into the database file, so that the file alone
+    /// holds everything, then closes the connections. Further use throws. Optional:
+    /// deinitialization closes too (without the checkpoint guarantee).
     ///
     /// ```swift
     /// try database.close()
     /// ```
     public func close() throws {
+        if path != nil {
+            _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        }
         try writer.close()
     }
 

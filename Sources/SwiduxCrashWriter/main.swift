@@ -1,0 +1,75 @@
+// swidux-crash-writer: the child process of SwiduxSQLiteTests' atomicity test.
+//
+// Usage: swidux-crash-writer <database path> <progress file>
+//
+// Opens the database (recovering it if a previous run was killed), hydrates tables
+// "a" and "b", and then writes flushes forever, each one a single
+// `performAtomically` transaction over both tables. Flush n makes table "a" hold the
+// rows 0..<countA(n) and table "b" the rows 0..<countB(n), every row carrying
+// `flush == n`, ascending by id for even n and descending for odd n. Rows are
+// updated, inserted, deleted and reordered from flush n-1's state, so each flush is
+// many statements. After a flush commits, "n\n" is appended to the progress file.
+// The test kills this process with SIGKILL at random moments and checks that the
+// database holds exactly the state of one completed flush.
+import Foundation
+import SwiduxSQLite
+
+struct CrashRow: Codable, Identifiable, Equatable, Sendable {
+    var id: Int
+    var flush: Int
+    var payload: String
+}
+
+func countA(_ n: Int) -> Int { n == 0 ? 0 : 200 + (n &* 7919) % 300 }
+func countB(_ n: Int) -> Int { n == 0 ? 0 : 50 + (n &* 104_729) % 100 }
+
+/// Brings `store` to flush `n`'s state and returns the batch that persists the change.
+func advance(_ store: inout EntityStore<CrashRow>, to n: Int, count: Int) -> WriteBatch<CrashRow> {
+    store.removeAll { $0.id >= count }
+    for id in 0..<count {
+        store[id] = CrashRow(id: id, flush: n, payload: "flush \(n) row \(id) " + String(repeating: "x", count: id % 40))
+    }
+    if n % 2 == 0 { store.sort { $0.id < $1.id } } else { store.sort { $0.id > $1.id } }
+    let changes = store.drainChanges()
+    return WriteBatch(
+        writes: changes.upserted.compactMap { store[$0] },
+        deletions: changes.deleted,
+        order: changes.orderChanged ? store.ids : nil
+    )
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: swidux-crash-writer <database> <progress file>\n".utf8))
+    exit(2)
+}
+let tableA = EntityTable<CrashRow>(named: "a")
+let tableB = EntityTable<CrashRow>(named: "b")
+let migrations = SwiduxMigrations { m in
+    m.register("v1") { db in
+        try db.createEntityTable(tableA)
+        try db.createEntityTable(tableB)
+    }
+}
+
+do {
+    let database = try SwiduxDatabase(path: arguments[1], migrations: migrations)
+    var (a, b) = try await database.hydrateAll(tableA, tableB)
+    var n = a.first?.flush ?? 0
+    _ = FileManager.default.createFile(atPath: arguments[2], contents: nil)
+    let progress = try FileHandle(forWritingTo: URL(fileURLWithPath: arguments[2]))
+    try progress.seekToEnd()
+    while true {
+        n += 1
+        let batchA = advance(&a, to: n, count: countA(n))
+        let batchB = advance(&b, to: n, count: countB(n))
+        try await database.performAtomically([
+            { db in try tableA.write(batchA, in: db) },
+            { db in try tableB.write(batchB, in: db) },
+        ])
+        try progress.write(contentsOf: Data("\(n)\n".utf8))
+    }
+} catch {
+    FileHandle.standardError.write(Data("swidux-crash-writer: \(error)\n".utf8))
+    exit(1)
+}

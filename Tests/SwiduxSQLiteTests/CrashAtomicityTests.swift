@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import SwiduxSQLite
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Kills a writer process (`swidux-crash-writer`, built with the tests) at random
+/// moments and checks that the database always holds the state of one completed
+/// flush — never half of one — and at least the last flush the writer reported.
+///
+/// Rounds: `SWIDUX_CRASH_ROUNDS` (default 5). The child's path can be forced with
+/// `SWIDUX_CRASH_WRITER`.
+@Suite("Atomicity: SIGKILL during flushes")
+struct CrashAtomicityTests {
+    /// Mirrors `Sources/SwiduxCrashWriter/main.swift`.
+    struct CrashRow: Codable, Identifiable, Equatable, Sendable {
+        var id: Int
+        var flush: Int
+        var payload: String
+    }
+    static func countA(_ n: Int) -> Int { n == 0 ? 0 : 200 + (n &* 7919) % 300 }
+    static func countB(_ n: Int) -> Int { n == 0 ? 0 : 50 + (n &* 104_729) % 100 }
+    static let tableA = EntityTable<CrashRow>(named: "a")
+    static let tableB = EntityTable<CrashRow>(named: "b")
+    static let migrations = SwiduxMigrations { m in
+        m.register("v1") { db in
+            try db.createEntityTable(CrashAtomicityTests.tableA)
+            try db.createEntityTable(CrashAtomicityTests.tableB)
+        }
+    }
+
+    static var rounds: Int {
+        ProcessInfo.processInfo.environment["SWIDUX_CRASH_ROUNDS"].flatMap(Int.init) ?? 5
+    }
+
+    /// The crash writer next to the running test binary (SwiftPM's build products directory).
+    static func crashWriterPath() throws -> String {
+        if let forced = ProcessInfo.processInfo.environment["SWIDUX_CRASH_WRITER"] { return forced }
+        var candidates: [URL] = []
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: exe))
+        }
+        if let main = Bundle.main.executableURL { candidates.append(main) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]))
+        for candidate in candidates {
+            // …/debug/SwiduxPackageTests.xctest (Linux) or …/debug/SwiduxPackageTests.xctest/Contents/MacOS/… (macOS)
+            var directory = candidate.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let path = directory.appending(path: "swidux-crash-writer").path
+                if FileManager.default.isExecutableFile(atPath: path) { return path }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        throw CrashWriterNotFound(searched: candidates.map(\.path))
+    }
+
+    struct CrashWriterNotFound: Error, CustomStringConvertible {
+        let searched: [String]
+        var description: String {
+            "swidux-crash-writer not found next to \(searched); run `swift build` first or set SWIDUX_CRASH_WRITER"
+        }
+    }
+
+    /// The last flush number the child reported as committed.
+    static func lastReportedFlush(_ progressPath: String) -> Int {
+        guard let data = FileManager.default.contents(atPath: progressPath) else { return 0 }
+        let text = String(decoding: data, as: UTF8.self)
+        // Only complete lines: the last one may have been cut by the kill.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        let complete = text.hasSuffix("\n") ? lines : lines.dropLast()
+        return complete.last.flatMap { Int($0) } ?? 0
+    }
+
+    /// Checks that `rows` are exactly flush `n`'s: count, flush number, order.
+    static func expectFlushState(_ rows: [CrashRow], flush n: Int, count: Int, table: String, round: Int) {
+        let ids = rows.map(\.id)
+        let expected = n % 2 == 0 ? Array(0..<count) : Array((0..<count).reversed())
+        #expect(ids == expected, "round \(round): table \(table) order/count is not flush \(n)'s")
+        #expect(rows.allSatisfy { $0.flush == n }, "round \(round): table \(table) mixes flushes: \(Set(rows.map(\.flush)))")
+    }
+
+    @Test("After each SIGKILL the file is sound and holds exactly one completed flush")
+    func killedWriterLeavesACompletedFlush() async throws {
+        let writer = try Self.crashWriterPath()
+        let directory = try TemporaryDirectory()
+        let databasePath = directory.path("crash.sqlite")
+        let progressPath = directory.path("progress.txt")
+        var rng = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        var previousFlush = 0
+
+        for round in 1...Self.rounds {
+            try? FileManager.default.removeItem(atPath: progressPath)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: writer)
+            process.arguments = [databasePath, progressPath]
+            let errorPipe = Pipe()
+            process.standardError = errorPipe
+            try process.run()
+
+            // Wait (bounded) for the first committed flush, then let it run a random while.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while Self.lastReportedFlush(progressPath) == 0, process.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(process.isRunning, "round \(round): writer exited: \(String(decoding: errorPipe.fileHandleForReading.availableData, as: UTF8.self))")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...150, using: &rng)))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "round \(round)")
+            let reported = Self.lastReportedFlush(progressPath)
+
+            let database = try SwiduxDatabase(path: databasePath, migrations: Self.migrations)
+            let integrity = try await database.writer.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            #expect(integrity == ["ok"], "round \(round)")
+            let (a, b) = try await database.hydrateAll(Self.tableA, Self.tableB)
+            let n = a.first?.flush ?? 0
+            Self.expectFlushState(a.values, flush: n, count: Self.countA(n), table: "a", round: round)
+            Self.expectFlushState(b.values, flush: n, count: Self.countB(n), table: "b", round: round)
+            // Durable: every flush reported committed is there; at most the one in flight beyond.
+            #expect(n == reported || n == reported + 1, "round \(round): stored flush \(n), last reported \(reported)")
+            #expect(n >= previousFlush, "round \(round)")
+            previousFlush = n
+            try database.close()
+        }
+        #expect(previousFlush > 0)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import SwiduxSQLite
+import Testing
+
+@Suite("Files that cannot be opened: typed error naming the path, bytes untouched")
+struct OpenErrorTests {
+    static var shortTimeout: Configuration {
+        var configuration = SwiduxDatabase.defaultConfiguration
+        configuration.busyMode = .timeout(0.2)
+        return configuration
+    }
+
+    /// Opens `path`, expecting a `SwiduxDatabaseError` with `cause`, and checks the
+    /// file's bytes did not change.
+    func expectRefusal(
+        _ path: String, cause: SwiduxDatabaseError.Cause,
+        configuration: Configuration = OpenErrorTests.shortTimeout,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let before = fileBytes(path)
+        let error = #expect(throws: SwiduxDatabaseError.self, sourceLocation: sourceLocation) {
+            try SwiduxDatabase(path: path, migrations: Schema.migrations, configuration: configuration)
+        }
+        #expect(error?.cause == cause, "\(String(describing: error))", sourceLocation: sourceLocation)
+        #expect(error?.path == path, sourceLocation: sourceLocation)
+        #expect(error?.description.contains(path) == true, sourceLocation: sourceLocation)
+        #expect(fileBytes(path) == before, "the file must be left untouched", sourceLocation: sourceLocation)
+    }
+
+    /// A database holding one todo, closed (checkpointed).
+    func makeDatabase(at path: String, migrations: SwiduxMigrations = Schema.migrations) async throws {
+        let database = try SwiduxDatabase(path: path, migrations: migrations)
+        try await database.performAtomically([{ db in
+            try Schema.todos.write(WriteBatch(writes: [Todo(id: 1, title: "one", done: false, tags: [])]), in: db)
+        }])
+        try database.close()
+    }
+
+    @Test("Random bytes: not a database")
+    func randomBytes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("random.sqlite")
+        var rng = SeededGenerator(seed: 42)
+        let bytes = Data((0..<65_536).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        try bytes.write(to: URL(fileURLWithPath: path))
+        expectRefusal(path, cause: .notADatabase)
+    }
+
+    @Test("A text file: not a database")
+    func textFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.txt")
+        try Data("Shopping list\n- milk\n- eggs\n".utf8).write(to: URL(fileURLWithPath: path))
+        expectRefusal(path, cause: .notADatabase)
+    }
+
+    @Test("A database whose pages are damaged: corrupt")
+    func damagedPages() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("damaged.sqlite")
+        try await makeDatabase(at: path)
+        var bytes = try #require(fileBytes(path))
+        var rng = SeededGenerator(seed: 7)
+        // Keep the 100-byte header and the schema page; garble every later page.
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        for index in pageSize..<bytes.count { bytes[index] = UInt8.random(in: 0...255, using: &rng) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        expectRefusal(path, cause: .corrupt)
+    }
+
+    @Test("A database migrated by a newer app: newer schema, unknown migrations named")
+    func newerSchema() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("future.sqlite")
+        var future = Schema.migrations
+        future.register("v3-future") { db in
+            try db.alter(table: "todo") { t in t.add(column: "due", .datetime) }
+        }
+        try await makeDatabase(at: path, migrations: future)
+        expectRefusal(path, cause: .newerSchema(unknownMigrations: ["v3-future"]))
+        // The newer app still opens it.
+        let database = try SwiduxDatabase(path: path, migrations: future)
+        #expect(try await database.hydrate(Schema.todos).count == 1)
+        try database.close()
+    }
+
+    @Test("A read-only file (immutable for root, mode 0444 otherwise): read-only",
+          .enabled(if: ReadOnlyFile.canMakeReadOnly, "cannot make a file read-only on this system"))
+    func readOnlyFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("readonly.sqlite")
+        try await makeDatabase(at: path)
+        try ReadOnlyFile.make(path)
+        expectRefusal(path, cause: .readOnly)
+    }
+
+    @Test("A database another connection holds exclusively: locked")
+    func lockedFile() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("locked.sqlite")
+        try await makeDatabase(at: path)
+        let before = fileBytes(path)
+
+        // Hold an exclusive lock: exclusive locking mode, then a write transaction.
+        var holderConfiguration = Configuration()
+        holderConfiguration.allowsUnsafeTransactions = true
+        holderConfiguration.prepareDatabase { db in try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
+        let holder = try DatabaseQueue(path: path, configuration: holderConfiguration)
+        try await holder.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN EXCLUSIVE")
+            try db.execute(sql: "DELETE FROM todo")
+        }
+
+        let error = #expect(throws: SwiduxDatabaseError.self) {
+            try SwiduxDatabase(path: path, migrations: Schema.migrations, configuration: Self.shortTimeout)
+        }
+        #expect(error?.cause == .locked, "\(String(describing: error))")
+        #expect(error?.description.contains(path) == true)
+
+        try await holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+        try holder.close()
+        #expect(fileBytes(path) == before)
+        // Once released, it opens, content intact.
+        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        #expect(try await database.hydrate(Schema.todos).count == 1)
+        try database.close()
+    }
+
+    @Test("A missing directory: cannot open, nothing created")
+    func missingDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("missing/app.sqlite")
+        let error = #expect(throws: SwiduxDatabaseError.self) {
+            try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        }
+        #expect(error?.cause == .cannotOpen, "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("missing")))
+    }
+
+    @Test("Errors read well")
+    func descriptions() {
+        let error = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .newerSchema(unknownMigrations: ["v9"]))
+        #expect(error.description == "Cannot use the database at /data/app.sqlite: the database was migrated by a newer version of the app (unknown migrations: v9)")
+    }
+}
+
+/// Making a file read-only in a way that also stops root: root ignores mode bits, so
+/// as root the file gets the immutable attribute (`chattr +i`, ext4/xfs/btrfs).
+enum ReadOnlyFile {
+    static func make(_ path: String) throws {
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+        if !isReadOnly(path) { try run("/usr/bin/chattr", ["+i", path]) }
+    }
+
+    static func isReadOnly(_ path: String) -> Bool { !FileManager.default.isWritableFile(atPath: path) }
+
+    /// Probes once whether `make` works here.
+    static let canMakeReadOnly: Bool = {
+        let path = FileManager.default.temporaryDirectory.appending(path: "swidux-ro-probe-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) else { return false }
+        defer {
+            _ = try? run("/usr/bin/chattr", ["-i", path])
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        try? make(path)
+        return isReadOnly(path)
+    }()
+}
