@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
         .testTarget(
             name: "TodosAppTests",
-            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "todos", .product(name: "Clocks", package: "swift-clocks")]
         ),
     ],
     swiftLanguageModes: [.v6]
