@@ -8,7 +8,7 @@ import GRDB
 ///
 /// - **Codable, no extra code** — ``init(named:)``: the table has an `id` primary key,
 ///   an integer `position` and a `data` column holding the entity's JSON encoding.
-///   Create it with ``GRDB/Database/createEntityTable(for:named:)``.
+///   Create it with `db.createEntityTable(for:named:)`.
 /// - **Real columns** — ``init(recordsOf:named:idColumn:positionColumn:)``: the entity
 ///   is a GRDB record (`FetchableRecord & PersistableRecord`); each property is a column
 ///   you declare in a migration, so you can index, query and add foreign keys.

@@ -22,7 +22,7 @@ extension SwiduxDatabase {
         }
     }
 
-    /// The synchronous form of ``hydrate(_:)-(EntityTable<Entity>)``, for app start-up code that cannot await.
+    /// The synchronous form of ``hydrate(_:)-6hsk8``, for app start-up code that cannot await.
     ///
     /// ```swift
     /// let todos = try database.hydrate(AppDatabase.todos)

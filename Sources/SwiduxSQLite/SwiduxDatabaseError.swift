@@ -90,13 +90,14 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         self.underlying = underlying
     }
 
-    /// "Cannot use the database at <path>: <cause> (<underlying>)".
+    /// "SQLite database <path>: <cause> (<underlying>)".
     ///
     /// ```swift
     /// logger.error("\(error.description)")
+    /// // SQLite database /data/app.sqlite: the file is not an SQLite database (SQLite error 26: file is not a database)
     /// ```
     public var description: String {
-        var text = "Cannot use the database at \(path ?? ":memory:"): \(cause)"
+        var text = "SQLite database \(path ?? "in memory"): \(cause)"
         if let underlying {
             if let databaseError = underlying as? DatabaseError {
                 text += " (SQLite error \(databaseError.extendedResultCode.rawValue): \(databaseError.message ?? "\(databaseError.resultCode)"))"

@@ -80,7 +80,8 @@ struct CrashAtomicityTests {
     static func expectFlushState(_ rows: [CrashRow], flush n: Int, count: Int, table: String, round: Int) {
         let ids = rows.map(\.id)
         let expected = n % 2 == 0 ? Array(0..<count) : Array((0..<count).reversed())
-        #expect(ids == expected, "round \(round): table \(table) order/count is not flush \(n)'s")
+        let matches = ids == expected
+        #expect(matches, "round \(round): table \(table) holds \(ids.count) rows starting \(ids.prefix(3)), not flush \(n)'s \(expected.count) rows starting \(expected.prefix(3))")
         #expect(rows.allSatisfy { $0.flush == n }, "round \(round): table \(table) mixes flushes: \(Set(rows.map(\.flush)))")
     }
 

@@ -141,7 +141,7 @@ struct OpenErrorTests {
     @Test("Errors read well")
     func descriptions() {
         let error = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .newerSchema(unknownMigrations: ["v9"]))
-        #expect(error.description == "Cannot use the database at /data/app.sqlite: the database was migrated by a newer version of the app (unknown migrations: v9)")
+        #expect(error.description == "SQLite database /data/app.sqlite: the database was migrated by a newer version of the app (unknown migrations: v9)")
     }
 }
 

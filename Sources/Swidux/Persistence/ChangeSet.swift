@@ -38,9 +38,10 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// `true` if `id`'s latest record is a deletion.
     public func isDeleted(_ id: ID) -> Bool { deletions[id] != nil }
 
-    /// Records that `id` was inserted or updated.
+    /// Records that `id` was inserted or updated. An upsert of an id whose deletion is
+    /// recorded is a re-insertion: the entity moved to the end, so the order changed too.
     public mutating func recordUpsert(_ id: ID) {
-        deletions.removeValue(forKey: id)
+        if deletions.removeValue(forKey: id) != nil { orderChanged = true }
         if upserts[id] == nil { sequence &+= 1; upserts[id] = sequence }
     }
 
@@ -57,7 +58,10 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Folds `newer` into this change set; `newer`'s records win.
     public mutating func merge(_ newer: ChangeSet<ID>) {
         for id in newer.deleted { recordDeletion(id) }
-        for id in newer.upserted { recordUpsert(id) }
+        for id in newer.upserted {
+            if deletions[id] != nil { orderChanged = true }
+            recordUpsert(id)
+        }
         if newer.orderChanged { orderChanged = true }
     }
 

@@ -1,6 +1,7 @@
 extension EntityStore: RandomAccessCollection {
     /// A position among the entities: `0..<count`, in order.
     public typealias Index = Int
+    /// The positions of the entities: `0..<count`.
     public typealias Indices = Range<Int>
 
     /// Iterates over the entities in order.

@@ -9,52 +9,74 @@ extension EntityStore {
     /// - the first-tombstone mark is exact and the position map, when built, is right.
     func _checkInvariants() {
         #if DEBUG
-        storage._checkInvariants()
+        if let violation = storage._invariantViolation() {
+            preconditionFailure(violation)
+        }
         #endif
     }
 
-    /// How many times the storage was compacted (carried over by copies; a sort, a move
-    /// with tombstones or a restore may start a new count). For tests.
+    /// The first broken invariant, described, or `nil` (always `nil` in release builds).
+    /// For tests that want to report rather than crash.
+    func _invariantViolation() -> String? {
+        #if DEBUG
+        return storage._invariantViolation()
+        #else
+        return nil
+        #endif
+    }
+
+    /// How many times the storage was compacted (carried over by copies; `sort`,
+    /// `removeAll()`, `restore` and `merge` into an empty store replace the storage and
+    /// start a new count). For tests.
     var _compactionCount: Int { storage.compactionCount }
+
+    /// The number of slots the compactions counted by ``_compactionCount`` swept. For tests.
+    var _compactionWork: Int { storage.compactionWork }
 
     /// The number of tombstones in the storage. For tests.
     var _tombstoneCount: Int { storage.tombstoneCount }
 }
 
 extension EntityStore.Storage {
-    func _checkInvariants() {
-        #if DEBUG
-        precondition(index.count <= slots.count, "EntityStore: more ids indexed (\(index.count)) than slots (\(slots.count))")
+    func _invariantViolation() -> String? {
+        guard index.count <= slots.count else { return "EntityStore: more ids indexed (\(index.count)) than slots (\(slots.count))" }
         for (id, slot) in index {
-            precondition(slots.indices.contains(slot), "EntityStore: id \(id) indexed at slot \(slot), out of 0..<\(slots.count)")
-            precondition(slots[slot]?.id == id, "EntityStore: slot \(slot) does not hold id \(id)")
+            guard slots.indices.contains(slot) else { return "EntityStore: id \(id) indexed at slot \(slot), out of 0..<\(slots.count)" }
+            guard slots[slot]?.id == id else { return "EntityStore: slot \(slot) does not hold id \(id)" }
         }
-        var live = 0
+        var positions: [Int] = []   // position → slot
         var firstEmpty: Int?
-        var positions: [Int] = []
         for (slot, entity) in slots.enumerated() {
             if entity != nil {
-                live += 1
                 positions.append(slot)
             } else if firstEmpty == nil {
                 firstEmpty = slot
             }
         }
-        precondition(live == index.count, "EntityStore: \(live) live slots but \(index.count) indexed ids")
-        precondition(tombstoneCount == slots.count - live, "EntityStore: tombstone count mismatch")
-        precondition(slots.last.map { $0 != nil } ?? true, "EntityStore: trailing tombstone")
-        precondition(tombstoneCount <= live, "EntityStore: \(tombstoneCount) tombstones outnumber \(live) entities")
-        precondition(firstTombstone == (firstEmpty ?? .max), "EntityStore: first tombstone is \(String(describing: firstEmpty)), recorded \(firstTombstone)")
-        precondition((positionCache == nil) == (firstEmpty == nil), "EntityStore: position cache present iff there are tombstones")
-        if let map = positionCache?.load() {
-            precondition(map.base == firstTombstone, "EntityStore: stale position map base")
-            for (offset, slot) in map.slots.enumerated() {
-                precondition(positions[map.base + offset] == slot, "EntityStore: stale position map at \(map.base + offset)")
+        let live = positions.count
+        guard live == index.count else { return "EntityStore: \(live) live slots but \(index.count) indexed ids" }
+        guard tombstoneCount == slots.count - live else { return "EntityStore: tombstone count mismatch" }
+        guard slots.last.map({ $0 != nil }) ?? true else { return "EntityStore: trailing tombstone" }
+        guard tombstoneCount <= live else { return "EntityStore: \(tombstoneCount) tombstones outnumber \(live) entities" }
+        guard firstTombstone == (firstEmpty ?? .max) else {
+            return "EntityStore: first tombstone is \(String(describing: firstEmpty)), recorded \(firstTombstone)"
+        }
+        if let firstEmpty {
+            let highest = slots.lastIndex { $0 == nil } ?? firstEmpty
+            guard lastTombstone >= highest, lastTombstone < slots.count else {
+                return "EntityStore: highest tombstone bound \(lastTombstone) is not in \(highest)..<\(slots.count)"
             }
         }
-        for (position, slot) in positions.enumerated() {
-            precondition(self.slot(forPosition: position) == slot, "EntityStore: position \(position) maps to the wrong slot")
+        guard (positionCache == nil) == (firstEmpty == nil) else { return "EntityStore: position cache present iff there are tombstones" }
+        if let map = positionCache?.load() {
+            guard map.base == firstTombstone else { return "EntityStore: stale position map base \(map.base)" }
+            for (offset, slot) in map.slots.enumerated() where positions[map.base + offset] != slot {
+                return "EntityStore: stale position map at \(map.base + offset)"
+            }
         }
-        #endif
+        for (position, slot) in positions.enumerated() where self.slot(forPosition: position) != slot {
+            return "EntityStore: position \(position) maps to slot \(self.slot(forPosition: position)), not \(slot)"
+        }
+        return nil
     }
 }

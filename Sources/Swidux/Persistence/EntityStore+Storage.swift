@@ -44,11 +44,16 @@ extension EntityStore {
         @usableFromInline var index: [ID: Int]
         /// The lowest slot holding a tombstone, `Int.max` when there is none.
         @usableFromInline var firstTombstone: Int
+        /// An upper bound of the highest slot holding a tombstone (exact unless trailing
+        /// tombstones were popped since); meaningless when there is none.
+        @usableFromInline var lastTombstone: Int
         /// Non-`nil` exactly when there are tombstones; replaced (never mutated) when the
         /// layout changes, so that a map already handed to a reader stays valid for it.
         @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
-        /// How many compactions this storage underwent (carried over by copies), for tests.
+        /// How many compactions this storage underwent, and how many slots they swept
+        /// (carried over by copies), for tests.
         @usableFromInline var compactionCount: Int
+        @usableFromInline var compactionWork: Int
 
         @inlinable
         init(minimumCapacity: Int = 0) {
@@ -59,8 +64,10 @@ extension EntityStore {
                 index.reserveCapacity(minimumCapacity)
             }
             firstTombstone = .max
+            lastTombstone = -1
             positionCache = nil
             compactionCount = 0
+            compactionWork = 0
         }
 
         /// A storage without tombstones holding `entities`, whose ids must be unique.
@@ -77,7 +84,9 @@ extension EntityStore {
             copy.slots = slots
             copy.index = index
             copy.firstTombstone = firstTombstone
+            copy.lastTombstone = lastTombstone
             copy.compactionCount = compactionCount
+            copy.compactionWork = compactionWork
             if let positionCache {
                 let cache = ManagedAtomicLazyReference<EntityStorePositionMap>()
                 if let map = positionCache.load() { _ = cache.storeIfNilThenLoad(map) }
@@ -109,12 +118,17 @@ extension EntityStore {
 
         /// The slot of the live entity at `position` (0..<count, checked by the caller).
         ///
-        /// O(1) without tombstones, for a position before the first tombstone, and for the
+        /// O(1) without tombstones, when the tombstones form one run (a single delete, or
+        /// deletes of neighbours), for a position before the first tombstone and for the
         /// last position; otherwise O(1) once the position map is built (O(n), once per layout).
         @inlinable
         func slot(forPosition position: Int) -> Int {
             if position < firstTombstone { return position }
             let live = index.count
+            let tombstones = slots.count - live
+            // `lastTombstone` bounds the tombstones from above: if the range from the first
+            // to it has room for exactly `tombstones` slots, they fill it.
+            if lastTombstone - firstTombstone + 1 == tombstones { return position + tombstones }
             if position == live - 1 { return slots.count - 1 }
             let map = positionMap()
             let offset = position - map.base
@@ -161,13 +175,14 @@ extension EntityStore {
             slots[slot] = entity
         }
 
-        /// Inserts (appends) or replaces `entity`.
+        /// Inserts (appends) or replaces `entity`, hashing its id once when it is new.
         @inlinable
         func put(_ entity: Entity) {
-            if let slot = index[entity.id] {
+            if let slot = index.updateValue(slots.count, forKey: entity.id) {
+                index[entity.id] = slot
                 slots[slot] = entity
             } else {
-                append(entity)
+                slots.append(entity)
             }
         }
 
@@ -176,11 +191,11 @@ extension EntityStore {
         func remove(_ id: ID) {
             guard let slot = index.removeValue(forKey: id) else { return }
             slots[slot] = nil
-            didRemove(lowestSlot: slot)
+            didRemove(lowestSlot: slot, highestSlot: slot)
         }
 
         /// Deletes the entity in `slot`, which must be live, without updating the layout
-        /// bookkeeping; call `didRemove(lowestSlot:)` after a series of these.
+        /// bookkeeping; call `didRemove(lowestSlot:highestSlot:)` after a series of these.
         @inlinable
         func tombstone(slot: Int) -> ID {
             let id = slots[slot].unsafelyUnwrapped.id
@@ -189,15 +204,25 @@ extension EntityStore {
             return id
         }
 
-        /// Bookkeeping after tombstones were made, the lowest in `lowestSlot`: invalidates
-        /// the position map, pops trailing tombstones, compacts when they outnumber the living.
+        /// Bookkeeping after tombstones were made between `lowestSlot` and `highestSlot`:
+        /// invalidates the position map, pops trailing tombstones, compacts when they
+        /// outnumber the living.
         @inlinable
-        func didRemove(lowestSlot: Int) {
-            if lowestSlot < firstTombstone { firstTombstone = lowestSlot }
+        func didRemove(lowestSlot: Int, highestSlot: Int) {
+            if firstTombstone == .max {
+                firstTombstone = lowestSlot
+                lastTombstone = highestSlot
+            } else {
+                if lowestSlot < firstTombstone { firstTombstone = lowestSlot }
+                if highestSlot > lastTombstone { lastTombstone = highestSlot }
+            }
             while let last = slots.last, last == nil { slots.removeLast() }
+            // The last slot is live: no tombstone is above the one before it.
+            if lastTombstone > slots.count - 2 { lastTombstone = slots.count - 2 }
             if firstTombstone >= slots.count {
                 // Every tombstone was trailing: none is left.
                 firstTombstone = .max
+                lastTombstone = -1
                 positionCache = nil
             } else if tombstoneCount > index.count {
                 compact()
@@ -217,10 +242,12 @@ extension EntityStore {
                 index[entity.id] = write
                 write += 1
             }
+            compactionCount += 1
+            compactionWork += slots.count - firstTombstone
             slots.removeLast(slots.count - write)
             firstTombstone = .max
+            lastTombstone = -1
             positionCache = nil
-            compactionCount += 1
         }
 
         /// Makes the slots contiguous if they have tombstones.
@@ -229,4 +256,9 @@ extension EntityStore {
             if firstTombstone != .max { compact() }
         }
     }
+}
+
+extension EntityStore {
+    /// Identity of the storage buffer: unchanged by in-place mutation, new after a copy.
+    var storageIdentity: ObjectIdentifier { ObjectIdentifier(storage) }
 }

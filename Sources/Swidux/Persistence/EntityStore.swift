@@ -233,7 +233,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         for slot in doomed {
             _changes.recordDeletion(storage.tombstone(slot: slot))
         }
-        storage.didRemove(lowestSlot: lowest)
+        storage.didRemove(lowestSlot: lowest, highestSlot: doomed[doomed.count - 1])
         _changeFingerprint = .next()
     }
 

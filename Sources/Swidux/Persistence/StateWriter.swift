@@ -122,11 +122,19 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         guard !state[keyPath: keyPath].changes.isEmpty else { return false }
         let changes = state[keyPath: keyPath].drainChanges()
         let store = state[keyPath: keyPath]
+        var reinserted = false
         for id in changes.deleted { recordDeletion(id) }
         for id in changes.upserted {
-            if let entity = store[id] { recordWrite(entity) } else { recordDeletion(id) }
+            if let entity = store[id] {
+                // Deleted in an earlier drain, inserted again now: the backend row must move.
+                if pendingDeletions[id] != nil { reinserted = true }
+                recordWrite(entity)
+            } else {
+                recordDeletion(id)
+            }
         }
-        if changes.orderChanged { pendingOrder = store.ids }
+        // While a reorder is pending the order must stay complete: refresh it on every drain.
+        if changes.orderChanged || reinserted || pendingOrder != nil { pendingOrder = store.ids }
         return true
     }
 

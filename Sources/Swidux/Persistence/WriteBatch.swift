@@ -9,7 +9,9 @@ public struct WriteBatch<Entity: Identifiable & Sendable>: Sendable where Entity
     /// Ids to delete.
     public var deletions: [Entity.ID]
     /// The ids of every entity in their current order, present only when the order
-    /// changed (sort, move, restore) since the last flush.
+    /// changed (sort, move, restore) since the last flush. A backend stores this order;
+    /// should a stored id be missing from it (never the case for a batch taken from one
+    /// drain sequence), that id keeps its relative place after the listed ones.
     public var order: [Entity.ID]?
 
     public init(writes: [Entity] = [], deletions: [Entity.ID] = [], order: [Entity.ID]? = nil) {

@@ -37,6 +37,8 @@ struct EntityStoreModelTests {
         var orderChanged = false
 
         mutating func upsert(_ id: Int) {
+            // A re-insertion of a deleted id moves it to the end: the order changed.
+            if deleted.contains(id) { orderChanged = true }
             deleted.removeAll { $0 == id }
             if !upserted.contains(id) { upserted.append(id) }
         }
@@ -366,7 +368,7 @@ struct EntityStoreModelTests {
         /// `nil` when the store matches the reference, else what differs.
         func verify() -> String? {
             if let problem { return problem }
-            store._checkInvariants()
+            if let violation = store._invariantViolation() { return violation }
             if store.count != model.entities.count { return "count \(store.count) != \(model.entities.count)" }
             if store.isEmpty != model.entities.isEmpty { return "isEmpty differs" }
             if store.values != model.entities { return "values differ" }

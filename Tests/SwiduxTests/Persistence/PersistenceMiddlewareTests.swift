@@ -62,10 +62,17 @@ struct NotesHarness {
     }
 
     /// Lets the debounce window close on the test clock and waits for that flush to end.
-    func closeWindow() async {
+    func closeWindow(sourceLocation: SourceLocation = #_sourceLocation) async {
         let before = persistence.flushCount
+        await settle()
         await clock.advance(by: .milliseconds(250))
-        _ = await waitUntil { persistence.flushCount > before && !persistence.isFlushing }
+        let flushed = await waitUntil { persistence.flushCount > before && !persistence.isFlushing }
+        #expect(flushed, "the debounce window did not flush", sourceLocation: sourceLocation)
+    }
+
+    /// Lets freshly started tasks (the window timer) reach their first suspension.
+    func settle() async {
+        for _ in 0..<100 { await Task.yield() }
     }
 }
 
@@ -88,6 +95,7 @@ struct PersistenceMiddlewareTests {
     @Test func nothingIsWrittenBeforeTheWindowCloses() async {
         let h = NotesHarness()
         h.store.send(.addNote(1, "a", tag: nil))
+        await h.settle()
         await h.clock.advance(by: .milliseconds(249))
         for _ in 0..<50 { await Task.yield() }
         #expect(h.notes.batches.isEmpty)
@@ -136,6 +144,9 @@ struct PersistenceMiddlewareTests {
         h.store.send(.delete(1))
         h.store.undo()
         await h.closeWindow()
+        #expect(h.notes.batches.count == 2)
+        #expect(h.notes.batches.last?.deletions == [])
+        #expect(h.notes.batches.last?.writes == [Note(id: 1, text: "a", tagID: nil)])
         #expect(h.store.notes.values == [Note(id: 1, text: "a", tagID: nil)])
         #expect(h.notes.stored == [Note(id: 1, text: "a", tagID: nil)])
     }
@@ -145,9 +156,11 @@ struct PersistenceMiddlewareTests {
         let gate = Gate()
         h.notes.gate = gate
         h.store.send(.addNote(1, "old", tag: nil))
+        await h.settle()
         await h.clock.advance(by: .milliseconds(250))      // flush #1 starts and blocks
         #expect(await waitUntil { h.persistence.isFlushing })
         h.store.send(.edit(1, "new"))
+        await h.settle()
         await h.clock.advance(by: .milliseconds(250))      // window #2 closes while #1 is in flight
         for _ in 0..<50 { await Task.yield() }
         await gate.open()
@@ -188,8 +201,10 @@ struct PersistenceMiddlewareTests {
         h.store.send(.addNote(2, "b", tag: nil))
         h.store.send(.edit(1, "a2"))
         // Retry 1 after 500 ms (fails), retry 2 after 1 s more (succeeds).
+        await h.settle()
         await h.clock.advance(by: .milliseconds(500))
         #expect(await waitUntil { failures.values.count == 2 })
+        await h.settle()
         await h.clock.advance(by: .milliseconds(999))
         for _ in 0..<50 { await Task.yield() }
         #expect(h.notes.stored.isEmpty)

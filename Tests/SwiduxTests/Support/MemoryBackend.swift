@@ -27,12 +27,19 @@ final class MemoryTable<Entity: Identifiable & Equatable & Sendable>: @unchecked
     /// The stored entities in stored order (what a hydration would load).
     var stored: [Entity] { lock.lock(); defer { lock.unlock() }; return order.compactMap { rows[$0] } }
 
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock(); defer { lock.unlock() }
+        return try body()
+    }
+
     func write(_ batch: WriteBatch<Entity>) async throws {
-        lock.lock(); active += 1; maxActive = max(maxActive, active); lock.unlock()
-        defer { lock.lock(); active -= 1; lock.unlock() }
+        locked { active += 1; maxActive = max(maxActive, active) }
+        defer { locked { active -= 1 } }
         if let gate { await gate.wait() }
-        lock.lock()
-        defer { lock.unlock() }
+        try locked { try apply(batch) }
+    }
+
+    private func apply(_ batch: WriteBatch<Entity>) throws {
         if failuresLeft > 0 {
             failuresLeft -= 1
             throw TestError(message: "\(name) unavailable")
@@ -47,7 +54,10 @@ final class MemoryTable<Entity: Identifiable & Equatable & Sendable>: @unchecked
             if rows[entity.id] == nil { order.append(entity.id) }
             rows[entity.id] = entity
         }
-        if let newOrder = batch.order { order = newOrder.filter { rows[$0] != nil } }
+        if let newOrder = batch.order {
+            let listed = Set(newOrder)
+            order = newOrder.filter { rows[$0] != nil } + order.filter { !listed.contains($0) }
+        }
     }
 
     @MainActor

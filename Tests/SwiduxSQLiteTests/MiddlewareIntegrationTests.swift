@@ -1,0 +1,79 @@
+import Clocks
+import Foundation
+import GRDB
+import SwiduxSQLite
+import Testing
+
+@MainActor
+@Suite("Through PersistenceMiddleware")
+struct MiddlewareIntegrationTests {
+    static func middleware(_ database: SwiduxDatabase) -> PersistenceMiddleware<TestState> {
+        PersistenceMiddleware(
+            writers: [
+                database.stateWriter(for: \.todos, table: Schema.todos),
+                database.stateWriter(for: \.notes, table: Schema.notes),
+            ],
+            clock: TestClock()  // never advanced: only explicit flush() writes
+        )
+    }
+
+    @Test("Random changes flushed by the middleware reopen identical", arguments: [11, 12, 13] as [UInt64])
+    func randomChangesThroughMiddleware(seed: UInt64) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        var rng = SeededGenerator(seed: seed)
+        var state = TestState()
+        var nextID = 0
+        var deleted: [Int] = []
+        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        let persistence = Self.middleware(database)
+
+        for _ in 0..<500 {
+            RoundTripTests.mutate(&state, &rng, nextID: &nextID, deleted: &deleted)
+            persistence.afterReduce(state: &state)
+            if Int.random(in: 0..<12, using: &rng) == 0 { try await persistence.flush() }
+        }
+        try await persistence.flush()
+        #expect(!persistence.hasPendingWrites)
+        try database.close()
+
+        let reopened = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        let (todos, notes) = try await reopened.hydrateAll(Schema.todos, Schema.notes)
+        #expect(todos.values == state.todos.values, "seed \(seed)")
+        #expect(notes.values == state.notes.values, "seed \(seed)")
+        try reopened.close()
+    }
+
+    @Test("One flush is one transaction across all writers of a database")
+    func oneTransactionPerFlush() async throws {
+        let database = try SwiduxDatabase.inMemory(migrations: Schema.migrations)
+        let commits = CommitCounter()
+        database.writer.add(transactionObserver: commits)
+        let persistence = Self.middleware(database)
+        var state = TestState()
+        for id in 0..<50 { state.todos[id] = Todo(id: id, title: "\(id)", done: false, tags: []) }
+        for _ in 0..<20 { let note = Note(id: UUID(), text: "n", pinned: false); state.notes[note.id] = note }
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+        #expect(commits.count == 1)
+        state.todos.sort { $0.id > $1.id }
+        state.notes.removeAll()
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+        #expect(commits.count == 2)
+        #expect(try await database.hydrate(Schema.todos).values == state.todos.values)
+        #expect(try await database.hydrate(Schema.notes).isEmpty)
+    }
+}
+
+/// Counts committed transactions that changed something.
+final class CommitCounter: TransactionObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var commits = 0
+    private var changed = false
+    var count: Int { lock.withLock { commits } }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) { lock.withLock { changed = true } }
+    func databaseDidCommit(_ db: Database) { lock.withLock { if changed { commits += 1 }; changed = false } }
+    func databaseDidRollback(_ db: Database) { lock.withLock { changed = false } }
+}
