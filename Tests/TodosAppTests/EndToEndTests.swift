@@ -6,8 +6,12 @@ import Glibc
 import Darwin
 #endif
 
+/// Tests that drive the real `todos` executable block a thread while they wait for it;
+/// they run one at a time so that the other tests keep the (small) cooperative pool.
+@Suite(.serialized) enum ProcessTests {}
+
 /// Drives the real `todos` executable (built next to the tests) through its scriptable surface.
-@Suite(.serialized) struct EndToEndTests {
+extension ProcessTests { @Suite struct EndToEndTests {
     @Test func addThenListAcrossRuns() throws {
         let box = try Sandbox()
         let first = try box.run("add", "Buy milk", "--tag", "shop", "--tag", "food")
@@ -114,4 +118,5 @@ import Darwin
             previousRounds.append(count - previousRounds.reduce(0, +))
         }
     }
+}
 }

@@ -119,7 +119,7 @@ final class PseudoTerminalSession: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct TerminalUITests {
+extension ProcessTests { @Suite struct TerminalUITests {
     @Test func addTagToggleSearchHelpAndQuitThroughTheKeyboard() throws {
         let box = try Sandbox()
         let session = try PseudoTerminalSession(box: box)
@@ -168,4 +168,5 @@ final class PseudoTerminalSession: @unchecked Sendable {
         #expect(session.waitForExit() == 0)
         #expect(try box.listJSON().map(\.title) == ["Saved on SIGTERM"])
     }
+}
 }
