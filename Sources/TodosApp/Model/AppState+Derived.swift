@@ -32,6 +32,11 @@ extension AppState {
     public var visibleItems: [TodoItem] {
         guard let list = currentList else { return [] }
         let query = ui.searchQuery.trimmingCharacters(in: .whitespaces)
+        // Tag names per item, built once (not per item) when a query needs them.
+        var tagNames: [UUID: [String]] = [:]
+        if !query.isEmpty {
+            for link in itemTags { if let tag = tags[link.tagID] { tagNames[link.itemID, default: []].append(tag.name) } }
+        }
         return items.filter { item in
             guard item.listID == list.id else { return false }
             switch ui.filter {
@@ -41,7 +46,7 @@ extension AppState {
             }
             guard !query.isEmpty else { return true }
             if Self.matches(item.title, query) { return true }
-            return tags(of: item.id).contains { Self.matches($0.name, query) }
+            return tagNames[item.id]?.contains { Self.matches($0, query) } ?? false
         }
     }
 
