@@ -87,10 +87,22 @@ final class PseudoTerminalSession: @unchecked Sendable {
         reader.start()
     }
 
+    private var size = TerminalIO.Size(columns: 80, rows: 24)
+    private var outputOffset = 0
+
+    /// The screen as drawn since the last resize.
     var screen: VirtualScreen {
-        var screen = VirtualScreen(size: .init(columns: 80, rows: 24))
-        screen.feed(String(decoding: output.value, as: UTF8.self))
+        var screen = VirtualScreen(size: size)
+        screen.feed(String(decoding: output.value.dropFirst(outputOffset), as: UTF8.self))
         return screen
+    }
+
+    /// Resizes the terminal (the app polls the size); the screen is parsed from here on.
+    func resize(columns: Int, rows: Int) {
+        outputOffset = output.value.count
+        size = TerminalIO.Size(columns: columns, rows: rows)
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
     }
 
     func type(_ text: String) {
@@ -148,6 +160,10 @@ extension ProcessTests { @Suite struct TerminalUITests {
         session.waitFor("the item screen again") { $0.lines[0].contains("Inbox") }
         session.type("u")
         session.waitFor("the undone toggle") { $0.text.contains("[ ] Call mom") }
+        session.resize(columns: 100, rows: 30)
+        session.waitFor("the screen redrawn at 100×30") {
+            $0.lines[0].hasSuffix("2 active · 0 done ") && $0.lines[29].contains("q quit")
+        }
         session.type("q")
         #expect(session.waitForExit() == 0)
 
