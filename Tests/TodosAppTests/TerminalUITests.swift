@@ -48,6 +48,10 @@ struct VirtualScreen {
     }
 
     var lines: [String] { cells.map { $0.joined() } }
+    /// The item rows (between the two rules), trailing spaces removed, empty rows dropped.
+    var items: [String] {
+        lines.dropFirst(3).prefix(size.rows - 6).map { String($0.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
+    }
     var text: String { lines.joined(separator: "\n") }
 }
 
@@ -149,7 +153,7 @@ extension ProcessTests { @Suite struct TerminalUITests {
         #expect(session.screen.lines[0].hasSuffix("1 active · 1 done "))
         session.type("/")
         session.type("rent")
-        session.waitFor("the search result") { !$0.text.contains("Call mom") && $0.text.contains("Search: rent") }
+        session.waitFor("the search result") { $0.items.count == 1 && $0.items[0].hasSuffix("[ ] Pay rent  #home") }
         session.type("\u{1B}")
         session.waitFor("the cleared search") { $0.text.contains("Call mom") }
         session.type("\u{1B}[A\u{1B}[99~\u{1B}[<0;1;1M")   // arrow up plus junk sequences
@@ -162,7 +166,7 @@ extension ProcessTests { @Suite struct TerminalUITests {
         session.waitFor("the undone toggle") { $0.text.contains("[ ] Call mom") }
         session.resize(columns: 100, rows: 30)
         session.waitFor("the screen redrawn at 100×30") {
-            $0.lines[0].hasSuffix("2 active · 0 done ") && $0.lines[29].contains("q quit")
+            $0.lines[0].hasSuffix("2 active · 0 done ") && $0.lines[27] == String(repeating: "─", count: 100)
         }
         session.type("q")
         #expect(session.waitForExit() == 0)
