@@ -63,6 +63,7 @@ let package = Package(
             name: "TodosApp",
             dependencies: [
                 "Swidux", "SwiduxSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -94,7 +95,7 @@ let package = Package(
         .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
         .testTarget(
             name: "TodosAppTests",
-            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "todos", .product(name: "Clocks", package: "swift-clocks")]
         ),
     ],
     swiftLanguageModes: [.v6]
