@@ -24,7 +24,7 @@ import Testing
         #expect(store.ui.searchQuery == "mil")
         #expect(store.visibleItems.map(\.title) == ["Buy milk"])
         // The two earlier keystrokes were cancelled: nothing else is applied later.
-        await clock.run()
+        await clock.run(timeout: .seconds(10))
         #expect(store.ui.searchQuery == "mil")
         #expect(store.runningEffectCount == 0)
     }
@@ -47,7 +47,7 @@ import Testing
         let store = makeStore(clock: clock)
         store.send(.search(.textChanged("milk")))
         await store.send(.search(.clear)).finish()
-        await clock.run()
+        await clock.run(timeout: .seconds(10))
         #expect(store.ui.searchText == "" && store.ui.searchQuery == "")
         #expect(store.runningEffectCount == 0)
     }

@@ -122,10 +122,11 @@ public final class PersistenceMiddleware<State> {
     private func scheduleWindow(after delay: Duration) {
         guard windowTask == nil else { return }
         timersScheduled += 1
-        let clock = clock
+        // Fixed now: the window closes `delay` after the change, however late the task starts.
+        let deadline = Deadline(after: delay, on: clock)
         windowTask = Task { [weak self] in
             do {
-                try await clock.sleep(for: delay)
+                try await deadline.sleep()
             } catch {
                 return  // cancelled: an explicit flush took over
             }
