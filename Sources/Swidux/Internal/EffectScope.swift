@@ -4,9 +4,12 @@
 @MainActor
 final class EffectScope {
     let parent: EffectScope?
-    private var cancelled = false
+    /// Settable from any thread (``StoreTask/cancel()``); read before every delivered action.
+    nonisolated let flag = CancellationFlag()
+    private var cancelled: Bool { flag.isSet }
     private var tasks: [UInt64: Task<Void, Never>] = [:]
     private var children: [ObjectIdentifier: EffectScope] = [:]
+    private var cancelledTasks = false
 
     init(parent: EffectScope?) {
         self.parent = parent
@@ -33,10 +36,21 @@ final class EffectScope {
     func detach() { parent?.children.removeValue(forKey: ObjectIdentifier(self)) }
 
     func cancel() {
-        guard !cancelled else { return }
-        cancelled = true
+        flag.set()
+        guard !cancelledTasks else { return }
+        cancelledTasks = true
         for task in tasks.values { task.cancel() }
         tasks.removeAll()
         for child in children.values { child.cancel() }
     }
+}
+
+import Foundation
+
+/// A thread-safe, one-way flag.
+final class CancellationFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() { lock.lock(); value = true; lock.unlock() }
 }

@@ -20,16 +20,17 @@ public struct StoreTask: Hashable, Sendable {
         await withTaskCancellationHandler {
             await task.value
         } onCancel: {
-            task.cancel()
-            if let scope { Task { @MainActor in scope.cancel() } }
+            cancel()
         }
     }
 
-    /// Cancels the effects started by the action; they deliver no further actions.
-    @MainActor
+    /// Cancels the effects started by the action; they deliver no further actions, even if
+    /// their work completes later. Callable from any context.
     public func cancel() {
-        scope?.cancel()
+        guard let scope else { return }
+        scope.flag.set()   // from here on, nothing the effects send is delivered
         task?.cancel()
+        Task { @MainActor in scope.cancel() }   // and their tasks are cancelled
     }
 
     /// `true` once the effects were cancelled, or when there were none.
