@@ -4,17 +4,18 @@ import Testing
 @testable import TodosApp
 
 @MainActor
-@Suite struct SearchDebounceTests {
-    func makeStore(clock: TestClock<Duration>) -> Store<AppState, AppAction> {
+@Suite(.timeLimit(.minutes(1))) struct SearchDebounceTests {
+    func makeStore(clock: CountingClock) -> Store<AppState, AppAction> {
         Store(initialState: sampleState(), reducer: AppReducer(), environment: testEnvironment(clock: clock))
     }
 
     @Test func queryAppliesOnlyAfterTheDebounce() async {
-        let clock = TestClock()
+        let clock = CountingClock()
         let store = makeStore(clock: clock)
         store.send(.search(.textChanged("m")))
         store.send(.search(.textChanged("mi")))
         let last = store.send(.search(.textChanged("mil")))
+        await clock.waitForSleeps(3)
         #expect(store.ui.searchText == "mil")
         #expect(store.ui.searchQuery == "")
         await clock.advance(by: .milliseconds(199))
@@ -30,11 +31,13 @@ import Testing
     }
 
     @Test func eachKeystrokeRestartsTheWindow() async {
-        let clock = TestClock()
+        let clock = CountingClock()
         let store = makeStore(clock: clock)
         store.send(.search(.textChanged("c")))
+        await clock.waitForSleeps(1)
         await clock.advance(by: .milliseconds(150))
         let last = store.send(.search(.textChanged("ca")))
+        await clock.waitForSleeps(2)
         await clock.advance(by: .milliseconds(150))
         #expect(store.ui.searchQuery == "")
         await clock.advance(by: .milliseconds(50))
@@ -43,9 +46,10 @@ import Testing
     }
 
     @Test func clearCancelsThePendingSearch() async {
-        let clock = TestClock()
+        let clock = CountingClock()
         let store = makeStore(clock: clock)
         store.send(.search(.textChanged("milk")))
+        await clock.waitForSleeps(1)
         await store.send(.search(.clear)).finish()
         await clock.run()
         #expect(store.ui.searchText == "" && store.ui.searchQuery == "")
