@@ -84,5 +84,16 @@ final class CountingClock: Clock, @unchecked Sendable {
     }
 
     func advance(by duration: Swift.Duration) async { await inner.advance(by: duration) }
-    func run() async { await inner.run() }
+}
+
+/// Yields until `condition` holds (effects deliver their actions on other threads), up to
+/// `limit` real seconds; returns whether it held. Never sleeps on the test clock.
+@MainActor
+func eventually(limit: Double = 20, _ condition: @MainActor () -> Bool) async -> Bool {
+    let start = Date()
+    while !condition() {
+        if Date().timeIntervalSince(start) > limit { return false }
+        await Task.yield()
+    }
+    return true
 }
