@@ -98,7 +98,7 @@ extension ProcessTests { @Suite struct EndToEndTests {
             }
             #expect(seen.contains("flushed 10"), "round \(round): \(seen)")
             try await Task.sleep(for: .milliseconds(600 + round * 250))   // several debounce windows of edits
-            kill(process.processIdentifier, SIGKILL)
+            signalChild(process, SIGKILL)
             try await offPool { process.waitUntilExit() }
             #expect(process.terminationReason == .uncaughtSignal)
 

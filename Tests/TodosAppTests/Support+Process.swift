@@ -24,6 +24,13 @@ func todosExecutable() throws -> URL {
     throw ProcessFailure("the todos executable was not found next to the tests in \(candidates.map(\.path)); run `swift build` first")
 }
 
+/// Sends `sig` to the child `process` only (never to a process group or to ourselves).
+func signalChild(_ process: Process, _ sig: Int32) {
+    let pid = process.processIdentifier
+    precondition(pid > 0 && pid != getpid(), "refusing to signal pid \(pid)")
+    kill(pid, sig)
+}
+
 struct ProcessFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -128,7 +128,7 @@ final class PseudoTerminalSession: @unchecked Sendable {
 
     func waitForExit() async -> Int32 {
         for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); Issue.record("the UI did not exit") }
+        if process.isRunning { signalChild(process, SIGKILL); Issue.record("the UI did not exit") }
         let process = self.process
         _ = try? await offPool { process.waitUntilExit() }
         close(master)
@@ -185,7 +185,7 @@ extension ProcessTests { @Suite struct TerminalUITests {
         await session.type("a")
         await session.type("Saved on SIGTERM\r")
         await session.waitFor("the item") { $0.text.contains("Saved on SIGTERM") }
-        kill(session.process.processIdentifier, SIGTERM)
+        signalChild(session.process, SIGTERM)
         #expect(await session.waitForExit() == 0)
         #expect(try await box.listJSON().map(\.title) == ["Saved on SIGTERM"])
     }
