@@ -48,6 +48,8 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
                 .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+                // Lets reported issues reach Swift Testing / XCTest in every test target that uses SwiduxTesting.
+                .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
             ]
         ),
         // The `swidux` scaffolder: logic in a library so it can be tested, a thin executable.

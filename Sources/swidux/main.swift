@@ -1,1 +1,3 @@
 import SwiduxCLI
+
+SwiduxCommand.main()
