@@ -4,57 +4,59 @@ import Testing
 @testable import TodosApp
 
 @MainActor
-@Suite struct SearchDebounceTests {
-    func makeStore(clock: TestClock<Duration>) -> Store<AppState, AppAction> {
+@Suite(.timeLimit(.minutes(1))) struct SearchDebounceTests {
+    func makeStore(clock: CountingClock) -> Store<AppState, AppAction> {
         Store(initialState: sampleState(), reducer: AppReducer(), environment: testEnvironment(clock: clock))
     }
 
     @Test func queryAppliesOnlyAfterTheDebounce() async {
-        let clock = TestClock()
+        let clock = CountingClock()
         let store = makeStore(clock: clock)
         store.send(.search(.textChanged("m")))
         store.send(.search(.textChanged("mi")))
-        let last = store.send(.search(.textChanged("mil")))
+        store.send(.search(.textChanged("mil")))
+        await clock.waitForSleeps(3)
         #expect(store.ui.searchText == "mil")
         #expect(store.ui.searchQuery == "")
         await clock.advance(by: .milliseconds(199))
         #expect(store.ui.searchQuery == "")
         await clock.advance(by: .milliseconds(1))
-        await last.finish()
-        #expect(store.ui.searchQuery == "mil")
+        #expect(await eventually { store.ui.searchQuery == "mil" })
         #expect(store.visibleItems.map(\.title) == ["Buy milk"])
         // The two earlier keystrokes were cancelled: nothing else is applied later.
-        await clock.run(timeout: .seconds(10))
+        await clock.advance(by: .seconds(10))
         #expect(store.ui.searchQuery == "mil")
-        #expect(store.runningEffectCount == 0)
+        #expect(await eventually { store.runningEffectCount == 0 })
     }
 
     @Test func eachKeystrokeRestartsTheWindow() async {
-        let clock = TestClock()
+        let clock = CountingClock()
         let store = makeStore(clock: clock)
         store.send(.search(.textChanged("c")))
+        await clock.waitForSleeps(1)
         await clock.advance(by: .milliseconds(150))
-        let last = store.send(.search(.textChanged("ca")))
+        store.send(.search(.textChanged("ca")))
+        await clock.waitForSleeps(2)
         await clock.advance(by: .milliseconds(150))
         #expect(store.ui.searchQuery == "")
         await clock.advance(by: .milliseconds(50))
-        await last.finish()
-        #expect(store.ui.searchQuery == "ca")
+        #expect(await eventually { store.ui.searchQuery == "ca" })
     }
 
     @Test func clearCancelsThePendingSearch() async {
-        let clock = TestClock()
+        let clock = CountingClock()
         let store = makeStore(clock: clock)
         store.send(.search(.textChanged("milk")))
-        await store.send(.search(.clear)).finish()
-        await clock.run(timeout: .seconds(10))
+        await clock.waitForSleeps(1)
+        store.send(.search(.clear))
+        #expect(await eventually { store.runningEffectCount == 0 })
+        await clock.advance(by: .seconds(10))
         #expect(store.ui.searchText == "" && store.ui.searchQuery == "")
-        #expect(store.runningEffectCount == 0)
     }
 }
 
 @MainActor
-@Suite struct StatusEventTests {
+@Suite(.timeLimit(.minutes(1))) struct StatusEventTests {
     @Test func domainActionsEmitOneShotStatusMessages() async {
         let events = EventChannel<AppEvent>()
         let store = Store(initialState: sampleState(), reducer: AppReducer(), environment: testEnvironment(events: events))
@@ -69,7 +71,7 @@ import Testing
 }
 
 @MainActor
-@Suite struct UndoTests {
+@Suite(.timeLimit(.minutes(1))) struct UndoTests {
     @Test func undoAndRedoDomainChangesButNotNavigation() async {
         let store = Store(initialState: sampleState(), reducer: AppReducer(), environment: testEnvironment(),
                           undo: UndoMiddleware(maxDepth: 50))

@@ -12,55 +12,55 @@ import Darwin
 
 /// Drives the real `todos` executable (built next to the tests) through its scriptable surface.
 extension ProcessTests { @Suite struct EndToEndTests {
-    @Test func addThenListAcrossRuns() throws {
+    @Test func addThenListAcrossRuns() async throws {
         let box = try Sandbox()
-        let first = try box.run("add", "Buy milk", "--tag", "shop", "--tag", "food")
+        let first = try await box.run("add", "Buy milk", "--tag", "shop", "--tag", "food")
         #expect(first.status == 0, "\(first.stderr)")
         let id = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(UUID(uuidString: id) != nil)
-        #expect(try box.run("add", "Plan sprint 🗓", "--list", "Work").status == 0)
-        #expect(try box.run("add", "日本語のタスク", "--db", box.database, "--list", "work").status == 0)
+        #expect(try await box.run("add", "Plan sprint 🗓", "--list", "Work").status == 0)
+        #expect(try await box.run("add", "日本語のタスク", "--db", box.database, "--list", "work").status == 0)
 
         // A new process reads what the previous ones wrote.
-        let items = try box.listJSON()
+        let items = try await box.listJSON()
         #expect(items.map(\.title) == ["Buy milk", "Plan sprint 🗓", "日本語のタスク"])
         #expect(items[0] == ItemRecord(id: id, title: "Buy milk", list: "Inbox", done: false, tags: ["shop", "food"]))
         #expect(items[1].list == "Work" && items[2].list == "Work")
-        #expect(try box.listJSON("--list", "Work").count == 2)
+        #expect(try await box.listJSON("--list", "Work").count == 2)
 
-        let text = try box.run("list")
+        let text = try await box.run("list")
         #expect(text.stdout.contains("[ ] Buy milk  #shop #food  (Inbox)"))
     }
 
-    @Test func doneAndRemove() throws {
+    @Test func doneAndRemove() async throws {
         let box = try Sandbox()
-        let a = try box.run("add", "First").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let b = try box.run("add", "Second").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try box.run("done", a).status == 0)
-        #expect(try box.run("rm", String(b.prefix(8))).status == 0)   // a unique prefix works
-        #expect(try box.listJSON() == [ItemRecord(id: a, title: "First", list: "Inbox", done: true, tags: [])])
-        #expect(try box.run("done", "--undo", a).status == 0)
-        #expect(try box.listJSON().first?.done == false)
+        let a = try await box.run("add", "First").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let b = try await box.run("add", "Second").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await box.run("done", a).status == 0)
+        #expect(try await box.run("rm", String(b.prefix(8))).status == 0)   // a unique prefix works
+        #expect(try await box.listJSON() == [ItemRecord(id: a, title: "First", list: "Inbox", done: true, tags: [])])
+        #expect(try await box.run("done", "--undo", a).status == 0)
+        #expect(try await box.listJSON().first?.done == false)
     }
 
-    @Test func errorsGoToStandardErrorWithNonZeroStatus() throws {
+    @Test func errorsGoToStandardErrorWithNonZeroStatus() async throws {
         let box = try Sandbox()
         for arguments in [["done", "ffffffff"], ["rm", "not-an-id"], ["add", "   "], ["list", "--list", "Nope"], ["frobnicate"]] {
-            let result = try box.run(arguments: arguments)
+            let result = try await box.run(arguments: arguments)
             #expect(result.status != 0, "\(arguments)")
             #expect(!result.stderr.isEmpty, "\(arguments)")
             #expect(result.stdout.isEmpty, "\(arguments)")
         }
         // No terminal: the UI refuses with a clear message instead of garbling the output.
-        let ui = try box.run()
+        let ui = try await box.run()
         #expect(ui.status != 0 && ui.stderr.contains("terminal"))
     }
 
-    @Test func unopenableDatabaseIsReportedAndLeftAlone() throws {
+    @Test func unopenableDatabaseIsReportedAndLeftAlone() async throws {
         let box = try Sandbox()
         let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try garbage.write(to: URL(fileURLWithPath: box.database))
-        let result = try box.run("list")
+        let result = try await box.run("list")
         #expect(result.status != 0)
         #expect(result.stderr.contains(box.database))
         #expect(try Data(contentsOf: URL(fileURLWithPath: box.database)) == garbage)
@@ -68,13 +68,13 @@ extension ProcessTests { @Suite struct EndToEndTests {
 
         let directory = box.directory.appendingPathComponent("dir.sqlite")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let dirResult = try box.run("list", "--db", directory.path)
+        let dirResult = try await box.run("list", "--db", directory.path)
         #expect(dirResult.status != 0 && dirResult.stderr.contains("dir.sqlite"))
     }
 
     /// kill -9 in the middle of rapid edits: the file opens, passes the integrity check, and
     /// holds a consistent prefix of the edits (a completed flush, never half of one).
-    @Test func sigkillDuringRapidEditsNeverCorrupts() throws {
+    @Test func sigkillDuringRapidEditsNeverCorrupts() async throws {
         let box = try Sandbox()
         var previousRounds: [Int] = []
         for round in 0..<2 {
@@ -86,21 +86,25 @@ extension ProcessTests { @Suite struct EndToEndTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            var seen = ""
-            while !seen.contains("flushed") {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen += String(decoding: chunk, as: UTF8.self)
+            let reader = out.fileHandleForReading
+            let seen = try await offPool {
+                var seen = ""
+                while !seen.contains("flushed") {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    seen += String(decoding: chunk, as: UTF8.self)
+                }
+                return seen
             }
             #expect(seen.contains("flushed 10"), "round \(round): \(seen)")
-            usleep(useconds_t(600_000 + round * 250_000))   // several debounce windows of edits
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try await Task.sleep(for: .milliseconds(600 + round * 250))   // several debounce windows of edits
+            signalChild(process, SIGKILL)
+            try await offPool { process.waitUntilExit() }
             #expect(process.terminationReason == .uncaughtSignal)
 
-            let check = try box.run("check")
+            let check = try await box.run("check")
             #expect(check.status == 0 && check.stdout == "ok\n", "\(check.stderr)")
-            let items = try box.listJSON("--list", "stress")
+            let items = try await box.listJSON("--list", "stress")
             // Each round starts numbering at 0 again: check the prefix property per round.
             let titles = items.map(\.title)
             let count = titles.count

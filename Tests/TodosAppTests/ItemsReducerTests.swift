@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import TodosApp
 
-/// Reducer tests, run directly on the reducer (SwiduxTesting's TestStore was not on
-/// `main` yet); effects are checked through a real `Store` in EffectTests.
+/// Reducer tests, run directly on the reducer (written before SwiduxTesting's TestStore
+/// landed); TestStoreTests covers the same features exhaustively with a TestStore, and
+/// EffectTests checks effects through a real `Store`.
 @Suite struct ItemsReducerTests {
     @Test func addCreatesItemWithTagsAndSelectsIt() {
         var state = sampleState()

@@ -4,7 +4,7 @@ import SwiduxSQLite
 @testable import TodosApp
 
 @MainActor
-@Suite struct PersistenceTests {
+@Suite(.timeLimit(.minutes(1))) struct PersistenceTests {
     func temporaryPath() -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("todos-\(UUID().uuidString)")
         return directory.appendingPathComponent("nested/todos.sqlite").path

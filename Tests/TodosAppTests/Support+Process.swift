@@ -24,6 +24,13 @@ func todosExecutable() throws -> URL {
     throw ProcessFailure("the todos executable was not found next to the tests in \(candidates.map(\.path)); run `swift build` first")
 }
 
+/// Sends `sig` to the child `process` only (never to a process group or to ourselves).
+func signalChild(_ process: Process, _ sig: Int32) {
+    let pid = process.processIdentifier
+    precondition(pid > 0 && pid != getpid(), "refusing to signal pid \(pid)")
+    kill(pid, sig)
+}
+
 struct ProcessFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
@@ -35,8 +42,16 @@ struct RunResult {
     var stderr: String
 }
 
+/// Runs blocking work (waiting for a child process) on its own thread, so that the
+/// (small) cooperative thread pool stays free for the other tests.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
 /// A scratch directory with a database path for one test.
-struct Sandbox {
+struct Sandbox: Sendable {
     let directory: URL
     var database: String { directory.appendingPathComponent("todos.sqlite").path }
 
@@ -54,15 +69,20 @@ struct Sandbox {
     }
 
     /// Runs `todos arguments…` to completion.
-    func run(_ arguments: String..., environment: [String: String]? = nil) throws -> RunResult {
-        try run(arguments: arguments, environment: environment)
+    func run(_ arguments: String..., environment: [String: String]? = nil) async throws -> RunResult {
+        try await run(arguments: arguments, environment: environment)
     }
 
-    func run(arguments: [String], environment: [String: String]? = nil) throws -> RunResult {
+    func run(arguments: [String], environment: [String: String]? = nil) async throws -> RunResult {
+        let environment = environment ?? self.environment
+        return try await offPool { try Self.blockingRun(arguments: arguments, environment: environment) }
+    }
+
+    private static func blockingRun(arguments: [String], environment: [String: String]) throws -> RunResult {
         let process = Process()
         process.executableURL = try todosExecutable()
         process.arguments = arguments
-        process.environment = environment ?? self.environment
+        process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -81,8 +101,8 @@ struct Sandbox {
     }
 
     /// `todos list --json …`, decoded.
-    func listJSON(_ extra: String...) throws -> [ItemRecord] {
-        let result = try run(arguments: ["list", "--json"] + extra)
+    func listJSON(_ extra: String...) async throws -> [ItemRecord] {
+        let result = try await run(arguments: ["list", "--json"] + extra)
         guard result.status == 0 else { throw ProcessFailure("list failed: \(result.stderr)") }
         return try JSONDecoder().decode([ItemRecord].self, from: Data(result.stdout.utf8))
     }

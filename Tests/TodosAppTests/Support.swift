@@ -51,3 +51,49 @@ extension AppState {
 
     var titles: [String] { items.map(\.title) }
 }
+
+import Clocks
+
+/// A `TestClock` that counts the sleeps started on it, so that a test can wait until an
+/// effect is really sleeping before it advances time (otherwise, on a loaded machine, the
+/// clock could be advanced before the effect starts its sleep, and the sleep would never end).
+final class CountingClock: Clock, @unchecked Sendable {
+    typealias Duration = Swift.Duration
+    typealias Instant = TestClock<Swift.Duration>.Instant
+
+    let inner = TestClock()
+    private let lock = NSLock()
+    private var started = 0
+
+    var now: Instant { inner.now }
+    var minimumResolution: Swift.Duration { inner.minimumResolution }
+
+    func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
+        lock.withLock { started += 1 }
+        try await inner.sleep(until: deadline, tolerance: tolerance)
+    }
+
+    /// Sleeps started so far (including cancelled ones).
+    var sleepsStarted: Int { lock.withLock { started } }
+
+    /// Returns once `count` sleeps have started and one is pending on the clock.
+    func waitForSleeps(_ count: Int) async {
+        while sleepsStarted < count { await Task.yield() }
+        // checkSuspension throws when a sleep is pending.
+        while (try? await inner.checkSuspension()) != nil {}
+    }
+
+    func advance(by duration: Swift.Duration) async { await inner.advance(by: duration) }
+}
+
+/// Yields until `condition` holds (effects deliver their actions on other threads), up to
+/// `limit` real seconds; returns whether it held. Never sleeps on the test clock.
+@MainActor
+func eventually(limit: Double = 20, _ condition: @MainActor () -> Bool) async -> Bool {
+    let start = Date()
+    while !condition() {
+        if Date().timeIntervalSince(start) > limit { return false }
+        await Task.yield()
+    }
+    return true
+}

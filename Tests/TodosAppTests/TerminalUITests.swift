@@ -109,84 +109,85 @@ final class PseudoTerminalSession: @unchecked Sendable {
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
     }
 
-    func type(_ text: String) {
+    func type(_ text: String) async {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress!, $0.count) }
-        usleep(60_000)
+        try? await Task.sleep(for: .milliseconds(60))
     }
 
     /// Waits (up to 10 s) until the screen satisfies `predicate`.
     @discardableResult
-    func waitFor(_ description: String, _ predicate: (VirtualScreen) -> Bool) -> Bool {
+    func waitFor(_ description: String, _ predicate: (VirtualScreen) -> Bool) async -> Bool {
         for _ in 0..<200 {
             if predicate(screen) { return true }
-            usleep(50_000)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("screen never showed \(description):\n\(screen.text)")
         return false
     }
 
-    func waitForExit() -> Int32 {
-        for _ in 0..<200 where process.isRunning { usleep(50_000) }
-        if process.isRunning { process.terminate(); Issue.record("the UI did not exit") }
-        process.waitUntilExit()
+    func waitForExit() async -> Int32 {
+        for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { signalChild(process, SIGKILL); Issue.record("the UI did not exit") }
+        let process = self.process
+        _ = try? await offPool { process.waitUntilExit() }
         close(master)
         return process.terminationStatus
     }
 }
 
 extension ProcessTests { @Suite struct TerminalUITests {
-    @Test func addTagToggleSearchHelpAndQuitThroughTheKeyboard() throws {
+    @Test func addTagToggleSearchHelpAndQuitThroughTheKeyboard() async throws {
         let box = try Sandbox()
         let session = try PseudoTerminalSession(box: box)
-        session.waitFor("the empty item screen") { $0.text.contains("No items yet") }
-        session.type("a")
-        session.waitFor("the input line") { $0.lines[22].contains("New item:") }
-        session.type("Pay rent #home")
-        session.type("\r")
-        session.waitFor("the new item") { $0.text.contains("[ ] Pay rent  #home") }
-        session.type("a")
-        session.type("Call mom 📞\r")
-        session.waitFor("the second item") { $0.text.contains("▸ [ ] Call mom 📞") }
-        session.type(" ")
-        session.waitFor("the toggled item") { $0.text.contains("▸ [x] Call mom 📞") }
+        await session.waitFor("the empty item screen") { $0.text.contains("No items yet") }
+        await session.type("a")
+        await session.waitFor("the input line") { $0.lines[22].contains("New item:") }
+        await session.type("Pay rent #home")
+        await session.type("\r")
+        await session.waitFor("the new item") { $0.text.contains("[ ] Pay rent  #home") }
+        await session.type("a")
+        await session.type("Call mom 📞\r")
+        await session.waitFor("the second item") { $0.text.contains("▸ [ ] Call mom 📞") }
+        await session.type(" ")
+        await session.waitFor("the toggled item") { $0.text.contains("▸ [x] Call mom 📞") }
         #expect(session.screen.lines[0].hasSuffix("1 active · 1 done "))
-        session.type("/")
-        session.type("rent")
-        session.waitFor("the search result") { $0.items.count == 1 && $0.items[0].hasSuffix("[ ] Pay rent  #home") }
-        session.type("\u{1B}")
-        session.waitFor("the cleared search") { $0.text.contains("Call mom") }
-        session.type("\u{1B}[A\u{1B}[99~\u{1B}[<0;1;1M")   // arrow up plus junk sequences
-        session.waitFor("the moved highlight") { $0.text.contains("▸ [ ] Pay rent") }
-        session.type("?")
-        session.waitFor("the help screen") { $0.lines[0].contains("Help") }
-        session.type("x")
-        session.waitFor("the item screen again") { $0.lines[0].contains("Inbox") }
-        session.type("u")
-        session.waitFor("the undone toggle") { $0.text.contains("[ ] Call mom") }
+        await session.type("/")
+        await session.type("rent")
+        await session.waitFor("the search result") { $0.items.count == 1 && $0.items[0].hasSuffix("[ ] Pay rent  #home") }
+        await session.type("\u{1B}")
+        await session.waitFor("the cleared search") { $0.text.contains("Call mom") }
+        await session.type("\u{1B}[A\u{1B}[99~\u{1B}[<0;1;1M")   // arrow up plus junk sequences
+        await session.waitFor("the moved highlight") { $0.text.contains("▸ [ ] Pay rent") }
+        await session.type("?")
+        await session.waitFor("the help screen") { $0.lines[0].contains("Help") }
+        await session.type("x")
+        await session.waitFor("the item screen again") { $0.lines[0].contains("Inbox") }
+        await session.type("u")
+        await session.waitFor("the undone toggle") { $0.text.contains("[ ] Call mom") }
         session.resize(columns: 100, rows: 30)
-        session.waitFor("the screen redrawn at 100×30") {
+        await session.waitFor("the screen redrawn at 100×30") {
             $0.lines[0].hasSuffix("2 active · 0 done ") && $0.lines[27] == String(repeating: "─", count: 100)
         }
-        session.type("q")
-        #expect(session.waitForExit() == 0)
+        await session.type("q")
+        #expect(await session.waitForExit() == 0)
 
-        let items = try box.listJSON()
+        let items = try await box.listJSON()
         #expect(items.map(\.title) == ["Pay rent", "Call mom 📞"])
         #expect(items.map(\.tags) == [["home"], []])
         #expect(items.map(\.done) == [false, false])
     }
 
-    @Test func sigtermQuitsGracefullyAndFlushes() throws {
+    @Test func sigtermQuitsGracefullyAndFlushes() async throws {
         let box = try Sandbox()
         let session = try PseudoTerminalSession(box: box)
-        session.waitFor("the item screen") { $0.text.contains("No items yet") }
-        session.type("a")
-        session.type("Saved on SIGTERM\r")
-        session.waitFor("the item") { $0.text.contains("Saved on SIGTERM") }
-        kill(session.process.processIdentifier, SIGTERM)
-        #expect(session.waitForExit() == 0)
-        #expect(try box.listJSON().map(\.title) == ["Saved on SIGTERM"])
+        await session.waitFor("the item screen") { $0.text.contains("No items yet") }
+        await session.type("a")
+        await session.type("Saved on SIGTERM\r")
+        await session.waitFor("the item") { $0.text.contains("Saved on SIGTERM") }
+        signalChild(session.process, SIGTERM)
+        #expect(await session.waitForExit() == 0)
+        #expect(try await box.listJSON().map(\.title) == ["Saved on SIGTERM"])
     }
 }
 }

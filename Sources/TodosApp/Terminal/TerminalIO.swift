@@ -113,10 +113,10 @@ public enum TerminalIO {
     public static func leaveFullScreen() { write(leaveSequence) }
 
     /// Installs handlers that restore the terminal if the process is stopped by a
-    /// signal it does not handle gracefully (SIGHUP, SIGQUIT, SIGABRT, SIGSEGV…):
-    /// restore, then re-raise with the default action.
+    /// signal it does not handle gracefully (SIGQUIT, SIGABRT, SIGSEGV…): restore, then
+    /// re-raise with the default action. (SIGINT, SIGTERM and SIGHUP quit gracefully.)
     public static func installEmergencyRestore() {
-        for sig in [SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE] {
+        for sig in [SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE] {
             signal(sig, emergencyHandler)
         }
     }
