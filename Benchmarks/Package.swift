@@ -20,17 +20,19 @@ let package = Package(
     ],
     targets: [
         // Entity, state, reducer, the hand-written seed-002 AppStore, interleaved timing.
+        // glibc mallinfo2, for the undo memory benchmark.
+        .target(name: "CMallocInfo"),
         .target(
             name: "BenchmarkSupport",
             dependencies: [.product(name: "Swidux", package: "Swidux")]
         ),
-        benchmark("Dispatch"),
+        benchmark("StoreDispatch"),
         benchmark("EntityStoreOps", [.product(name: "OrderedCollections", package: "swift-collections")]),
-        benchmark("SQLite", [
+        benchmark("SQLiteFlush", [
             .product(name: "SwiduxSQLite", package: "Swidux"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        benchmark("UndoMemory"),
+        benchmark("UndoMemory", ["CMallocInfo"]),
     ],
     swiftLanguageModes: [.v6]
 )

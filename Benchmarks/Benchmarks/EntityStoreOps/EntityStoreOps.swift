@@ -14,7 +14,7 @@ import Swidux
 typealias Dict = [UUID: Item]
 typealias ODict = OrderedDictionary<UUID, Item>
 
-struct Fixture {
+struct Fixture: Sendable {
     let items: [Item]
     let shuffledIDs: [UUID]
     let entityStore: EntityStore<Item>
@@ -35,11 +35,11 @@ struct Fixture {
 }
 
 /// One operation: how to time it on each structure (nil: no equivalent).
-struct Operation {
+struct Operation: Sendable {
     let name: String
-    let entityStore: (Fixture) -> Double
-    let dictionary: ((Fixture) -> Double)?
-    let ordered: (Fixture) -> Double
+    let entityStore: @Sendable (Fixture) -> Double
+    let dictionary: (@Sendable (Fixture) -> Double)?
+    let ordered: @Sendable (Fixture) -> Double
 }
 
 

@@ -2,9 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import Swidux
-#if canImport(Glibc)
-import Glibc
-#endif
+import CMallocInfo
 
 // 6. Undo memory: the memory held by N undo steps of a 100,000-entity state with one
 //    entity changed per step, relative to the state's own size.
@@ -19,14 +17,7 @@ import Glibc
 // So the 100k case runs `steps100k` steps and the per-step cost is extrapolated; the
 // 1k-entity case runs the full 1,000 steps to show the per-step cost is one state copy.
 
-func bytesInUse() -> Int {
-    #if canImport(Glibc)
-    let info = mallinfo2()
-    return Int(info.uordblks) + Int(info.hblkhd)
-    #else
-    return 0
-    #endif
-}
+func bytesInUse() -> Int { Int(swidux_bench_malloc_bytes_in_use()) }
 
 struct UndoResult: Sendable {
     var entities: Int

@@ -117,7 +117,7 @@ public func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 /// Nanoseconds of one run of an async `body`.
-public func nanoseconds(_ body: () async throws -> Void) async rethrows -> Double {
+nonisolated(nonsending) public func nanoseconds(_ body: () async throws -> Void) async rethrows -> Double {
     let clock = ContinuousClock()
     let start = clock.now
     try await body()
@@ -134,12 +134,12 @@ public func median(_ values: [Double]) -> Double {
 /// Medians of `rounds` interleaved timings of several variants (A B C, then B C A, …), so
 /// that a noisy neighbour slows every variant alike. Each closure returns its own time
 /// in nanoseconds (so it can exclude its setup).
-public func interleaved(rounds: Int, _ variants: [() throws -> Double]) rethrows -> [Double] {
+public func interleaved(rounds: Int, _ variants: [() -> Double]) -> [Double] {
     var samples = Array(repeating: [Double](), count: variants.count)
     for round in 0..<rounds {
         for k in 0..<variants.count {
             let v = (k + round) % variants.count
-            samples[v].append(try variants[v]())
+            samples[v].append(variants[v]())
         }
     }
     return samples.map(median)
@@ -152,7 +152,7 @@ public func permille(_ ratio: Double) -> Int { Int((ratio * 1000).rounded()) }
 public func report(_ name: String, _ fields: KeyValuePairs<String, String>) {
     let text = fields.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     print("RESULT \(name): \(text)")
-    fflush(stdout)
+    fflush(nil)
 }
 
 public func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }

@@ -20,7 +20,7 @@ let migrations = SwiduxMigrations { m in
 let upsertSQL = #"INSERT INTO "item" ("id", "data", "position") VALUES (?, ?, ?) ON CONFLICT("id") DO UPDATE SET "data" = excluded."data""#
 
 /// A fresh temp directory per database, removed afterwards.
-func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
+nonisolated(nonsending) func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async rethrows -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swidux-bench-\(UUID().uuidString)")
     try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -116,7 +116,7 @@ func measureFlush(count: Int, rounds: Int) async throws -> FlushResult {
             precondition(hydrated.count == count && rawItems.count == count)
             precondition(hydrated.values == state.items.values, "hydrated what was flushed")
             precondition(rawItems == changed, "raw baseline wrote the same values")
-            rows = try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item")! }
+            rows = try await database.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM item")! }
 
             for (k, v) in [swiduxInsert, rawInsert, rawPreencoded, swiduxUpdate, rawUpdate, swiduxHydrate, rawHydrateTime].enumerated() {
                 samples[k].append(v)
@@ -175,7 +175,7 @@ func measureCoalescing(modifications: Int, entities: Int) async throws -> Coales
         let rowsWritten = changesAfter - changesBefore
         precondition(counter.total == entities, "coalesced to \(entities) writes, got \(counter.total)")
         precondition(rowsWritten == entities, "wrote \(entities) rows, got \(rowsWritten)")
-        let stored = try database.hydrate(itemTable)
+        let stored = try await database.hydrate(itemTable)
         precondition(stored.values == store.items.values, "the database holds the final values")
         try database.close()
         return CoalescingResult(rowsWritten: rowsWritten, batchWrites: counter.total, sendsNanos: sends,

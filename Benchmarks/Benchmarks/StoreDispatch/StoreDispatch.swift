@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkSupport
+import Foundation
 import Observation
 import Swidux
 
