@@ -161,6 +161,7 @@ func measureCoalescing(modifications: Int, entities: Int) async throws -> Coales
                 try itemTable.write(batch, in: db)
             }],
             debounce: .seconds(3600))
+        persistence.loopWarningThreshold = .max   // 100k sends in one window are the point here
         let store = Store(initialState: AppState(items: EntityStore(items)), reducer: AppReducer(),
                           environment: (), persistence: persistence)
         let plain = Store(initialState: AppState(items: EntityStore(items)), reducer: AppReducer(), environment: ())
