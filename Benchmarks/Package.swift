@@ -14,7 +14,9 @@ let package = Package(
     dependencies: [
         // The package's identity is its directory name; name it so that a clone under any name works.
         .package(name: "Swidux", path: ".."),
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Only the MallocInterposer trait: malloc metrics without jemalloc. The default
+        // RuntimeInterposer trait (ARC metrics on Linux Swift 6.3) is not needed here.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
@@ -42,11 +44,11 @@ func benchmark(_ name: String, _ dependencies: [Target.Dependency] = []) -> Targ
     .executableTarget(
         name: name,
         dependencies: [
-            .product(name: "Benchmark", package: "package-benchmark"),
+            .product(name: "Benchmark", package: "benchmark"),
             .product(name: "Swidux", package: "Swidux"),
             "BenchmarkSupport",
         ] + dependencies,
         path: "Benchmarks/\(name)",
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
 }
