@@ -1,0 +1,54 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Swidux's benchmarks, a separate package so that package-benchmark never enters the
+// dependency graph of Swidux's users. Run them from this directory:
+//
+//     swift package benchmark
+//
+// See README.md for the results and how each figure is measured.
+
+let package = Package(
+    name: "SwiduxBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        // The package's identity is its directory name; name it so that a clone under any name works.
+        .package(name: "Swidux", path: ".."),
+        // Only the MallocInterposer trait: malloc metrics without jemalloc. The default
+        // RuntimeInterposer trait (ARC metrics on Linux Swift 6.3) is not needed here.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Entity, state, reducer, the hand-written seed-002 AppStore, interleaved timing.
+        // glibc mallinfo2, for the undo memory benchmark.
+        .target(name: "CMallocInfo"),
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "Swidux", package: "Swidux")]
+        ),
+        benchmark("StoreDispatch"),
+        benchmark("EntityStoreOps", [.product(name: "OrderedCollections", package: "swift-collections")]),
+        benchmark("SQLiteFlush", [
+            .product(name: "SwiduxSQLite", package: "Swidux"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        benchmark("UndoMemory", ["CMallocInfo"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+/// An executable benchmark target in `Benchmarks/<name>`, run by package-benchmark's plugin.
+func benchmark(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [
+            .product(name: "Benchmark", package: "benchmark"),
+            .product(name: "Swidux", package: "Swidux"),
+            "BenchmarkSupport",
+        ] + dependencies,
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
