@@ -104,3 +104,46 @@ struct TrackedValue<Root> {
         return true
     }
 }
+
+extension ChangeDetector {
+    /// A typed change test for the value at `keyPath`, built once: it remembers the value's
+    /// fingerprint (or the value itself, when it is a plain `Equatable`) and answers, on each
+    /// call, whether it changed since the previous call. No casts on the hot path.
+    static func detector<Root, Value>(for keyPath: KeyPath<Root, Value>, initial: Root) -> (Root) -> Bool {
+        let value = initial[keyPath: keyPath]
+        switch strategy(for: value) {
+        case .fingerprint:
+            if let type = Value.self as? any ChangeFingerprinting.Type {
+                func typed<F: ChangeFingerprinting>(_: F.Type) -> (Root) -> Bool {
+                    let path = keyPath as! KeyPath<Root, F>
+                    var last = initial[keyPath: path].changeFingerprint
+                    return { root in
+                        let now = root[keyPath: path].changeFingerprint
+                        if now == last { return false }
+                        last = now
+                        return true
+                    }
+                }
+                return typed(type)
+            }
+        case .equatable:
+            if let type = Value.self as? any Equatable.Type {
+                func typed<E: Equatable>(_: E.Type) -> (Root) -> Bool {
+                    let path = keyPath as! KeyPath<Root, E>
+                    var last = initial[keyPath: path]
+                    return { root in
+                        let now = root[keyPath: path]
+                        if now == last { return false }
+                        last = now
+                        return true
+                    }
+                }
+                return typed(type)
+            }
+        case .fields, .opaque:
+            break
+        }
+        var tracked = TrackedValue(root: initial, read: { $0[keyPath: keyPath] })
+        return { root in tracked.update(from: root) }
+    }
+}

@@ -38,11 +38,20 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     private var runner: EffectRunner<Action>!
     private let registrar = ObservationRegistrar()
 
-    private struct Tracked {
-        var value: TrackedValue<State>
+    /// One observed key path: how to register a read of it, how to notify its observers,
+    /// and how to tell (typed, built once) whether it changed since the last dispatch.
+    private final class TrackedSlice {
+        let access: (RootBox) -> Void
         let notify: (RootBox) -> Void
+        let changed: (State) -> Bool
+        init(access: @escaping (RootBox) -> Void, notify: @escaping (RootBox) -> Void, changed: @escaping (State) -> Bool) {
+            self.access = access
+            self.notify = notify
+            self.changed = changed
+        }
     }
-    private var tracked: [AnyKeyPath: Tracked] = [:]
+    private var trackedByPath: [AnyKeyPath: TrackedSlice] = [:]
+    private var trackedSlices: [TrackedSlice] = []
     private var undoStatus = 0
     private var stateStrategy: ChangeDetector.Strategy?
     private var depth = 0
@@ -92,19 +101,22 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     }
 
     override func track<Value>(_ keyPath: KeyPath<State, Value>) {
-        if tracked[keyPath] == nil {
-            let registrarKey = (\RootBox.state).appending(path: keyPath)
-            tracked[keyPath] = Tracked(
-                value: TrackedValue(root: state, read: { $0[keyPath: keyPath] }),
-                notify: { box in
-                    box.registrar.willSet(box, keyPath: registrarKey)
-                    box.registrar.didSet(box, keyPath: registrarKey)
-                }
-            )
-            registrar.access(self, keyPath: registrarKey)
-        } else {
-            registrar.access(self, keyPath: (\RootBox.state).appending(path: keyPath))
+        if let slice = trackedByPath[keyPath] {
+            slice.access(self)
+            return
         }
+        let registrarKey = (\RootBox.state).appending(path: keyPath)
+        let slice = TrackedSlice(
+            access: { box in box.registrar.access(box, keyPath: registrarKey) },
+            notify: { box in
+                box.registrar.willSet(box, keyPath: registrarKey)
+                box.registrar.didSet(box, keyPath: registrarKey)
+            },
+            changed: ChangeDetector.detector(for: keyPath, initial: state)
+        )
+        trackedByPath[keyPath] = slice
+        trackedSlices.append(slice)
+        slice.access(self)
     }
 
     func trackUndoStatus() { registrar.access(self, keyPath: \.undoStatus) }
@@ -140,13 +152,10 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     }
 
     private func notifyObservers() {
-        guard !tracked.isEmpty else { return }
-        var changed: [(RootBox) -> Void] = []
-        for (key, var entry) in tracked where entry.value.update(from: state) {
-            tracked[key] = entry
-            changed.append(entry.notify)
-        }
-        for notify in changed { notify(self) }
+        guard !trackedSlices.isEmpty else { return }
+        var changed: [TrackedSlice] = []
+        for slice in trackedSlices where slice.changed(state) { changed.append(slice) }
+        for slice in changed { slice.notify(self) }
     }
 
     private func undoStatusChanged() {

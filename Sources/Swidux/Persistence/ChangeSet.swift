@@ -80,7 +80,11 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     }
 
     private static func ordered(_ records: [ID: UInt64]) -> [ID] {
-        records.sorted { $0.value < $1.value }.map(\.key)
+        switch records.count {
+        case 0: return []
+        case 1: return [records.first!.key]
+        default: return records.sorted { $0.value < $1.value }.map { $0.key }
+        }
     }
 
     public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {

@@ -156,8 +156,12 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
 
     func takePending() -> PendingFlush {
         let batch = WriteBatch<Entity>(
-            writes: pendingWrites.values.sorted { $0.seq < $1.seq }.map(\.entity),
-            deletions: pendingDeletions.sorted { $0.value < $1.value }.map(\.key),
+            writes: pendingWrites.count <= 1
+                ? pendingWrites.values.map { $0.entity }
+                : pendingWrites.values.sorted { $0.seq < $1.seq }.map { $0.entity },
+            deletions: pendingDeletions.count <= 1
+                ? Array(pendingDeletions.keys)
+                : pendingDeletions.sorted { $0.value < $1.value }.map { $0.key },
             order: pendingOrder
         )
         pendingWrites.removeAll()
