@@ -48,6 +48,8 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
                 .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+                // Lets reported issues reach Swift Testing / XCTest in every test target that uses SwiduxTesting.
+                .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
             ]
         ),
         // The `swidux` scaffolder: logic in a library so it can be tested, a thin executable.
@@ -61,6 +63,7 @@ let package = Package(
             name: "TodosApp",
             dependencies: [
                 "Swidux", "SwiduxSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -92,7 +95,7 @@ let package = Package(
         .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
         .testTarget(
             name: "TodosAppTests",
-            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "todos", .product(name: "Clocks", package: "swift-clocks")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -143,7 +143,13 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
             }
             if encoder.columns.isEmpty || encoder.columns.count != dictionary.count
                 || !encoder.columns.allSatisfy({ dictionary[$0] != nil }) {
-                encoder.columns = dictionary.keys.sorted()
+                let columns = dictionary.keys.sorted()
+                let lowercased = Set(columns.map { $0.lowercased() })
+                guard lowercased.contains(idColumn.lowercased()), !lowercased.contains(positionColumn.lowercased()) else {
+                    throw SwiduxDatabaseError(path: nil, cause: .unencodable(table: name), underlying: MappingMismatch(
+                        message: "the record must encode the id column \"\(idColumn)\" and must not encode the position column \"\(positionColumn)\"; encoded: \(columns)"))
+                }
+                encoder.columns = columns
             }
             encoder.values = encoder.columns.map { dictionary[$0]! }
         }
@@ -231,6 +237,12 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         return "INSERT INTO \(name.quotedDatabaseIdentifier) (\((quoted + [positionColumn.quotedDatabaseIdentifier]).joined(separator: ", "))) "
             + "VALUES (\(placeholders)) ON CONFLICT(\(id)) \(conflict)"
     }
+}
+
+/// A record whose encoding does not fit its ``EntityTable``.
+struct MappingMismatch: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
 
 /// Scratch space reused across the rows of one batch.

@@ -1,1 +1,3 @@
 import TodosApp
+
+await TodosCommand.runMain()

@@ -44,6 +44,22 @@ struct MiddlewareIntegrationTests {
         try reopened.close()
     }
 
+    @Test("Delete and re-insert in two reduces before one flush: stored at the end")
+    func deleteThenReinsertAcrossReduces() async throws {
+        let database = try SwiduxDatabase.inMemory(migrations: Schema.migrations)
+        let persistence = Self.middleware(database)
+        var state = TestState()
+        for id in 0..<3 { state.todos[id] = Todo(id: id, title: "\(id)", done: false, tags: []) }
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+        state.todos[0] = nil
+        persistence.afterReduce(state: &state)
+        state.todos[0] = Todo(id: 0, title: "back", done: false, tags: [])
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+        #expect(try await database.hydrate(Schema.todos).values == state.todos.values)
+    }
+
     @Test("One flush is one transaction across all writers of a database")
     func oneTransactionPerFlush() async throws {
         let database = try SwiduxDatabase.inMemory(migrations: Schema.migrations)

@@ -5,17 +5,13 @@ import Testing
 
 @Suite("Round trip: flush, close, reopen, hydrate")
 struct RoundTripTests {
-    /// Re-inserting an id deleted in the same drain is left out of the random sequence
-    /// until the core records it as a reorder; see `deleteThenReinsertMovesToEnd`.
-    static let reuseDeletedIDs = false
-
     /// Applies one random mutation to `todos` or `notes`.
     static func mutate(_ state: inout TestState, _ rng: inout SeededGenerator, nextID: inout Int, deleted: inout [Int]) {
         let roll = Int.random(in: 0..<100, using: &rng)
         switch roll {
         case 0..<30:
             let id: Int
-            if !deleted.isEmpty, Bool.random(using: &rng), reuseDeletedIDs {
+            if !deleted.isEmpty, Bool.random(using: &rng) {
                 id = deleted.remove(at: Int.random(in: 0..<deleted.count, using: &rng))
             } else {
                 id = nextID; nextID += 1
@@ -166,12 +162,38 @@ struct RoundTripTests {
         #expect(todos.ids == [1, 2, 0])
         let second = todos.drainBatch()
         try await database.performAtomically([{ db in try Schema.todos.write(second, in: db) }])
-        // The core's ChangeSet turns delete + upsert into a plain upsert without a
-        // reorder, so the batch cannot tell the backend that id 0 moved to the end.
-        let stored = try await database.hydrate(Schema.todos).ids
-        withKnownIssue("core: ChangeSet records no reorder for delete + re-insert of one id") {
-            #expect(stored == [1, 2, 0])
+        // The change set records the move to the end as a reorder.
+        #expect(second.order == [1, 2, 0])
+        #expect(try await database.hydrate(Schema.todos).ids == [1, 2, 0])
+    }
+
+    @Test("A record that encodes the position column is refused with a clear error")
+    func recordWithPositionProperty() async throws {
+        struct Slot: Codable, Identifiable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+            var id: Int
+            var position: Int
         }
+        let migrations = SwiduxMigrations { m in
+            m.register("v1") { db in
+                try db.create(table: "slot") { t in
+                    t.primaryKey("id", .integer)
+                    t.entityPositionColumn("order")
+                    t.column("position", .integer)
+                }
+            }
+        }
+        let database = try SwiduxDatabase.inMemory(migrations: migrations)
+        let clashing = EntityTable(recordsOf: Slot.self)
+        let error = await #expect(throws: SwiduxDatabaseError.self) {
+            try await database.performAtomically([{ db in try clashing.write(WriteBatch(writes: [Slot(id: 1, position: 4)]), in: db) }])
+        }
+        #expect(error?.cause == .unencodable(table: "slot"))
+        // Naming another position column fixes it.
+        let slots = EntityTable(recordsOf: Slot.self, positionColumn: "order")
+        try await database.performAtomically([{ db in
+            try slots.write(WriteBatch(writes: [Slot(id: 1, position: 4), Slot(id: 2, position: 0)]), in: db)
+        }])
+        #expect(try await database.hydrate(slots).values == [Slot(id: 1, position: 4), Slot(id: 2, position: 0)])
     }
 
     @Test("A row that no longer decodes gives a typed error naming the table")

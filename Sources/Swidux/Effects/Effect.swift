@@ -119,6 +119,9 @@ public struct Effect<Action>: @unchecked Sendable {
     /// Waits `duration` on `clock` before running this effect; starting another effect with
     /// the same `id` within that time cancels this one. Pass a test clock to control time.
     ///
+    /// The wait is measured from the moment the reducer returns the effect (the deadline is
+    /// fixed then), so it does not depend on when the effect's task gets to run.
+    ///
     /// ```swift
     /// .debounce(id: SearchID(), for: .milliseconds(300), clock: environment.clock)
     /// ```
@@ -128,9 +131,11 @@ public struct Effect<Action>: @unchecked Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) -> Effect {
         let inner = self
+        // The window starts now, when the reducer returns the effect, not when its task starts.
+        let deadline = Deadline(after: duration, on: clock)
         return Effect(operation: .run(nil, { context in
             do {
-                try await clock.sleep(for: duration)
+                try await deadline.sleep()
             } catch {
                 return
             }

@@ -5,6 +5,8 @@ import Foundation
 final class TaskRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var tasks: [UInt64: Task<Void, Never>] = [:]
+    /// Ids whose task finished before it was inserted (a detached task can be that fast).
+    private var finishedEarly: Set<UInt64> = []
     private var nextID: UInt64 = 0
 
     func makeID() -> UInt64 {
@@ -14,11 +16,14 @@ final class TaskRegistry: @unchecked Sendable {
     }
 
     func insert(_ task: Task<Void, Never>, id: UInt64) {
-        lock.lock(); tasks[id] = task; lock.unlock()
+        lock.lock(); defer { lock.unlock() }
+        if finishedEarly.remove(id) != nil { return }
+        tasks[id] = task
     }
 
     func remove(_ id: UInt64) {
-        lock.lock(); tasks.removeValue(forKey: id); lock.unlock()
+        lock.lock(); defer { lock.unlock() }
+        if tasks.removeValue(forKey: id) == nil { finishedEarly.insert(id) }
     }
 
     var count: Int {

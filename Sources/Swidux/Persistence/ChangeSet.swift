@@ -13,13 +13,16 @@
 /// ```
 public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// id → sequence number of its latest record; the sequence gives a deterministic order.
-    private var upserts: [ID: UInt64] = [:]
-    private var deletions: [ID: UInt64] = [:]
-    private var sequence: UInt64 = 0
+    @usableFromInline var upserts: [ID: UInt64] = [:]
+    @usableFromInline var deletions: [ID: UInt64] = [:]
+    @usableFromInline var sequence: UInt64 = 0
+
+    @usableFromInline var _orderChanged = false
 
     /// `true` when entities were reordered (sort, move, restore) since the last drain.
-    public private(set) var orderChanged = false
+    public var orderChanged: Bool { _orderChanged }
 
+    @inlinable
     public init() {}
 
     /// Ids whose latest record is an upsert, in the order they were first recorded.
@@ -28,6 +31,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     public var deleted: [ID] { Self.ordered(deletions) }
 
     /// `true` when nothing was recorded.
+    @inlinable
     public var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty && !orderChanged }
 
     /// The number of ids recorded (upserted plus deleted).
@@ -40,12 +44,14 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
 
     /// Records that `id` was inserted or updated. An upsert of an id whose deletion is
     /// recorded is a re-insertion: the entity moved to the end, so the order changed too.
+    @inlinable
     public mutating func recordUpsert(_ id: ID) {
-        if deletions.removeValue(forKey: id) != nil { orderChanged = true }
+        if deletions.removeValue(forKey: id) != nil { _orderChanged = true }
         if upserts[id] == nil { sequence &+= 1; upserts[id] = sequence }
     }
 
     /// Records that `id` was deleted.
+    @inlinable
     public mutating func recordDeletion(_ id: ID) {
         upserts.removeValue(forKey: id)
         sequence &+= 1
@@ -53,23 +59,24 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     }
 
     /// Records that the order of the entities changed.
-    public mutating func recordReorder() { orderChanged = true }
+    @inlinable
+    public mutating func recordReorder() { _orderChanged = true }
 
     /// Folds `newer` into this change set; `newer`'s records win.
     public mutating func merge(_ newer: ChangeSet<ID>) {
         for id in newer.deleted { recordDeletion(id) }
         for id in newer.upserted {
-            if deletions[id] != nil { orderChanged = true }
+            if deletions[id] != nil { _orderChanged = true }
             recordUpsert(id)
         }
-        if newer.orderChanged { orderChanged = true }
+        if newer.orderChanged { _orderChanged = true }
     }
 
     /// Forgets every record.
     public mutating func removeAll() {
         upserts.removeAll(keepingCapacity: true)
         deletions.removeAll(keepingCapacity: true)
-        orderChanged = false
+        _orderChanged = false
     }
 
     private static func ordered(_ records: [ID: UInt64]) -> [ID] {

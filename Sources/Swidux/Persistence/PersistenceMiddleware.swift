@@ -116,12 +116,17 @@ public final class PersistenceMiddleware<State> {
         for writer in writers { writer.box.restore(&next, current: current) }
     }
 
+    /// Timers (windows and retry waits) started so far; tests wait for their sleeps.
+    private(set) var timersScheduled = 0
+
     private func scheduleWindow(after delay: Duration) {
         guard windowTask == nil else { return }
-        let clock = clock
+        timersScheduled += 1
+        // Fixed now: the window closes `delay` after the change, however late the task starts.
+        let deadline = Deadline(after: delay, on: clock)
         windowTask = Task { [weak self] in
             do {
-                try await clock.sleep(for: delay)
+                try await deadline.sleep()
             } catch {
                 return  // cancelled: an explicit flush took over
             }

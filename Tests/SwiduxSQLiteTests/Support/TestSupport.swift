@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SwiduxSQLite
+import SwiduxTesting
 import Testing
 
 // MARK: - Entities
@@ -107,18 +108,7 @@ func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
 
 // MARK: - Randomness
 
-/// A seeded generator (SplitMix64) so a failing run can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SeededGenerator = SeededRandomNumberGenerator
 
 // MARK: - Flushing without the middleware
 

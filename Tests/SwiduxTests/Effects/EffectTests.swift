@@ -93,7 +93,7 @@ func makeEffectStore(gates: Int = 2, clock: any Clock<Duration> = ContinuousCloc
 }
 
 @MainActor
-@Suite("Effects")
+@Suite("Effects", .timeLimit(.minutes(1)))
 struct EffectTests {
     @Test func runDeliversItsAction() async {
         let (store, gates) = makeEffectStore()
@@ -210,12 +210,12 @@ struct EffectTests {
     }
 
     @Test func debounceWaitsOnTheInjectedClockAndKeepsOnlyTheLast() async {
-        let clock = TestClock()
+        let clock = SpyClock()
         let (store, _) = makeEffectStore(clock: clock)
         store.send(.debounced("a"))
-        await clock.advance(by: .milliseconds(200))
+        await clock.advance(by: .milliseconds(200), afterSleeps: 1)
         let last = store.send(.debounced("b"))
-        await clock.advance(by: .milliseconds(299))
+        await clock.advance(by: .milliseconds(299), afterSleeps: 2)
         #expect(store.received == [])
         await clock.advance(by: .milliseconds(1))
         await last.finish()
@@ -257,5 +257,21 @@ struct EffectTests {
         }, environment: ())
         await store.send(nil).finish()
         #expect(store.state == [.child(1), .child(2)])
+    }
+}
+
+@MainActor
+@Suite("Effect bookkeeping", .timeLimit(.minutes(1)))
+struct EffectBookkeepingTests {
+    @Test func finishedEffectsAreNoLongerCountedAsRunning() async {
+        let store = Store(initialState: 0, reducer: Reduce<Int, Int, Void> { state, action, _ in
+            state += action
+            return action > 0 ? .run { _ in } : nil     // finishes at once, maybe before it is registered
+        }, environment: ())
+        var tasks: [StoreTask] = []
+        for _ in 0..<2000 { tasks.append(store.send(1)) }
+        for task in tasks { await task.finish() }
+        #expect(await waitUntil(seconds: 2) { store.runningEffectCount == 0 })
+        #expect(store.state == 2000)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Complexity checks that count work instead of timing it (speed targets belong in the
 /// benchmarks): deletes must not re-index nor shift, and compactions must stay rare.
-@Suite("EntityStore complexity")
+@Suite("EntityStore complexity", .timeLimit(.minutes(1)))
 struct EntityStoreComplexityTests {
     struct Row: Identifiable, Equatable, Sendable {
         let id: Int

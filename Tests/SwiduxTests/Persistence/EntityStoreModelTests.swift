@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Swidux
+import SwiduxTesting
 
 /// Model-based randomized test: random operations applied to an `EntityStore` and to a
 /// trivially correct reference (an array and a hand-computed change log), compared after
@@ -9,7 +10,7 @@ import Testing
 /// Reproducible: each run is driven by a seed. Knobs:
 /// - `SWIDUX_MODEL_STEPS`: steps per seed (default 3000);
 /// - `SWIDUX_MODEL_SEED`: run only this seed (the one a failure prints).
-@Suite("EntityStore model")
+@Suite("EntityStore model", .timeLimit(.minutes(1)))
 struct EntityStoreModelTests {
     struct Thing: Identifiable, Equatable, Hashable, Sendable, Codable {
         let id: Int
@@ -17,18 +18,7 @@ struct EntityStoreModelTests {
         var rich: Bool
     }
 
-    /// SplitMix64: tiny, fast, good enough, and the same on every platform.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SplitMix64 = SeededRandomNumberGenerator
 
     /// The change log the store should have: the `ChangeSet` rules, with arrays.
     struct ReferenceLog: Equatable, CustomStringConvertible {

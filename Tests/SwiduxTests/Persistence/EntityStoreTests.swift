@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Swidux
 
-@Suite("EntityStore")
+@Suite("EntityStore", .timeLimit(.minutes(1)))
 struct EntityStoreTests {
     struct Card: Identifiable, Equatable, Hashable, Sendable, Codable {
         let id: UUID

@@ -43,7 +43,7 @@ struct NotesReducer: SwiduxReducer {
 
 @MainActor
 struct NotesHarness {
-    let clock = TestClock()
+    let clock = SpyClock()
     let tags: MemoryTable<Tag>
     let notes: MemoryTable<Note>
     let persistence: PersistenceMiddleware<NotesState>
@@ -70,14 +70,15 @@ struct NotesHarness {
         #expect(flushed, "the debounce window did not flush", sourceLocation: sourceLocation)
     }
 
-    /// Lets freshly started tasks (the window timer) reach their first suspension.
+    /// Waits until the timer task started last (window or retry) sleeps on the clock.
     func settle() async {
-        for _ in 0..<100 { await Task.yield() }
+        let target = persistence.timersScheduled
+        _ = await waitUntil { clock.sleepCount >= target }
     }
 }
 
 @MainActor
-@Suite("PersistenceMiddleware")
+@Suite("PersistenceMiddleware", .timeLimit(.minutes(1)))
 struct PersistenceMiddlewareTests {
     @Test func writersFlushInRegistrationOrder() async throws {
         let h = NotesHarness()

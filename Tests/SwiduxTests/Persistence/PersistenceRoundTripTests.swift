@@ -1,19 +1,9 @@
 import Foundation
 import Testing
 @testable import Swidux
+import SwiduxTesting
 
-/// SplitMix64: small, seeded, reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SeededGenerator = SeededRandomNumberGenerator
 
 enum RoundTripAction: Sendable {
     case insert(Int, String), modify(Int, String), delete(Int), sortByText, removeShort
@@ -41,7 +31,7 @@ struct RoundTripReducer: SwiduxReducer {
 }
 
 @MainActor
-@Suite("Persistence round trip")
+@Suite("Persistence round trip", .timeLimit(.minutes(1)))
 struct PersistenceRoundTripTests {
     static let steps = Int(ProcessInfo.processInfo.environment["SWIDUX_ROUNDTRIP_STEPS"] ?? "") ?? 1500
 

@@ -33,7 +33,7 @@ let editReducer = Reduce<EditState, EditAction, Void> { state, action, _ in
 }
 
 @MainActor
-@Suite("UndoMiddleware")
+@Suite("UndoMiddleware", .timeLimit(.minutes(1)))
 struct UndoMiddlewareTests {
     @Test func standaloneWillReducePushesEveryCall() {
         let undo = UndoMiddleware<Int>(maxDepth: 10)

@@ -75,6 +75,7 @@ struct FailingCounterService: CounterServicing {
 /// Answers each call only when its gate opens; call n uses gate n.
 actor GatedCounterService: CounterServicing {
     private var calls = 0
+    var callCount: Int { calls }
     let gates: [Gate]
     let values: [Int]
     init(values: [Int]) { self.values = values; gates = values.map { _ in Gate() } }
@@ -98,7 +99,7 @@ func makeCounterStore(service: any CounterServicing, errors: Recorder<String>? =
 }
 
 @MainActor
-@Suite("Seed 000: MVI counter")
+@Suite("Seed 000: MVI counter", .timeLimit(.minutes(1)))
 struct Seed000CounterTests {
     @Test func incrementSetsLoadingAndReturnsEffect() {
         var state = CounterState()
@@ -137,11 +138,10 @@ struct Seed000CounterTests {
         let service = GatedCounterService(values: [1, 2])
         let store = makeCounterStore(service: service)
         let older = store.send(.incrementTapped)
-        #expect(await waitUntil { true })
-        // Make sure the first call reached the service before the second starts.
-        for _ in 0..<20 { await Task.yield() }
+        // The first request must reach the service (and take gate 0) before the second starts.
+        while await service.callCount < 1 { await Task.yield() }
         let newer = store.send(.incrementTapped)
-        for _ in 0..<20 { await Task.yield() }
+        while await service.callCount < 2 { await Task.yield() }
         await service.gates[1].open()
         await newer.finish()
         await service.gates[0].open()

@@ -55,7 +55,7 @@ struct FeatureReducer: SwiduxReducer {
 }
 
 @MainActor
-@Suite("Seed 001: feature store")
+@Suite("Seed 001: feature store", .timeLimit(.minutes(1)))
 struct Seed001FeatureStoreTests {
     let items = [FeatureItem(id: "a", name: "A"), FeatureItem(id: "b", name: "B")]
 

@@ -56,7 +56,7 @@ struct ProcessorCounterReducer: SwiduxReducer {
 }
 
 @MainActor
-@Suite("Seed 003: processor counter")
+@Suite("Seed 003: processor counter", .timeLimit(.minutes(1)))
 struct Seed003ProcessorCounterTests {
     @Test func processorMapsActionsToResults() {
         let processor = CounterProcessor()

@@ -45,7 +45,7 @@ struct UserReducer: SwiduxReducer {
 }
 
 @MainActor
-@Suite("Seed 004: user search")
+@Suite("Seed 004: user search", .timeLimit(.minutes(1)))
 struct Seed004UserSearchTests {
     let users = [User(id: UUID(), name: "Ada"), User(id: UUID(), name: "Grace"), User(id: UUID(), name: "Adele")]
 

@@ -48,7 +48,7 @@ final class ChangeCounter {
 }
 
 @MainActor
-@Suite("Store observation")
+@Suite("Store observation", .timeLimit(.minutes(1)))
 struct StoreObservationTests {
     @Test func readerOfOneSliceIsNotNotifiedOfAnotherSlice() {
         let store = Store(initialState: SliceState(), reducer: sliceReducer, environment: ())

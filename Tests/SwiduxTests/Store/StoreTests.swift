@@ -14,7 +14,7 @@ final class RecordingMiddleware: Middleware {
 @MainActor let adder = Reduce<Int, Int, Void> { state, action, _ in state += action; return nil }
 
 @MainActor
-@Suite("Store")
+@Suite("Store", .timeLimit(.minutes(1)))
 struct StoreTests {
     @Test func sendReducesSynchronously() {
         let store = Store(initialState: 0, reducer: adder, environment: ())

@@ -1,0 +1,189 @@
+import Foundation
+
+/// An in-memory table for one entity type, for tests: a ``StateWriter`` target that keeps
+/// its rows by id, in order, and records every batch a flush wrote, so that a test can
+/// assert exactly what an action persisted. It can also fail on demand, for retry tests.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let items = InMemoryBackend<Item>()
+/// let store = TestStore(
+///     initialState: AppState(), reducer: AppReducer(), environment: .test,
+///     persistence: PersistenceMiddleware(writers: [items.stateWriter(for: \.items)], clock: clock)
+/// )
+/// await store.send(.add(milk)) { $0.items[milk.id] = milk }
+/// await clock.advance(by: .milliseconds(250))         // the debounce window closes
+/// await items.waitForBatches(count: 1)
+/// #expect(items.takeBatches() == [.init(writes: [milk])])
+/// #expect(items.rows == [milk])
+/// ```
+///
+/// Thread-safe: flushes write from their own task while the test reads.
+public final class InMemoryBackend<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable
+where Entity.ID: Sendable {
+    /// One successful write: what a flush handed to the writer.
+    public struct Batch: Equatable, Sendable, CustomStringConvertible {
+        /// Entities upserted, in the order the writer received them.
+        public var writes: [Entity]
+        /// Ids deleted.
+        public var deletions: [Entity.ID]
+        /// The complete order of the ids, when the entities were reordered.
+        public var order: [Entity.ID]?
+
+        /// A batch to compare with what was written: `#expect(items.takeBatches() == [.init(writes: [milk])])`.
+        public init(writes: [Entity] = [], deletions: [Entity.ID] = [], order: [Entity.ID]? = nil) {
+            self.writes = writes
+            self.deletions = deletions
+            self.order = order
+        }
+
+        /// `Batch(writes: […], deletions: […])`, for failure messages.
+        public var description: String {
+            "Batch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? ""))"
+        }
+    }
+
+    private let lock = NSLock()
+    private var ids: [Entity.ID] = []
+    private var storage: [Entity.ID: Entity] = [:]
+    private var recorded: [Batch] = []
+    private var attempts = 0
+    private var failures: [any Error] = []
+
+    /// A backend holding `rows`, in order (for example to hydrate a state from it).
+    public init(_ rows: [Entity] = []) {
+        for row in rows { upsert(row) }
+    }
+
+    /// The stored rows, in order: inserted rows are appended, updated rows keep their
+    /// place, and a batch with an `order` reorders them.
+    public var rows: [Entity] {
+        locked { ids.compactMap { storage[$0] } }
+    }
+
+    /// The stored row with `id`.
+    public subscript(id: Entity.ID) -> Entity? {
+        locked { storage[id] }
+    }
+
+    /// Every successful batch since the backend was created or ``takeBatches()`` was last
+    /// called, in order.
+    public var batches: [Batch] {
+        locked { recorded }
+    }
+
+    /// Returns the recorded batches and forgets them, so that the next assertion sees only
+    /// what is written after this point.
+    ///
+    /// ```swift
+    /// #expect(items.takeBatches() == [.init(writes: [milk]), .init(deletions: [eggs.id])])
+    /// ```
+    public func takeBatches() -> [Batch] {
+        locked {
+            defer { recorded.removeAll() }
+            return recorded
+        }
+    }
+
+    /// How many times the writer was called, failed attempts included.
+    public var writeAttempts: Int {
+        locked { attempts }
+    }
+
+    /// Makes the next `count` writes throw `error` without storing anything; the
+    /// ``PersistenceMiddleware`` keeps the batch and retries it.
+    ///
+    /// ```swift
+    /// items.failNextWrites(count: 2)
+    /// await clock.advance(by: .milliseconds(250))   // attempt 1 fails
+    /// await clock.advance(by: .milliseconds(500))   // retry 1 fails
+    /// await clock.advance(by: .seconds(1))          // retry 2 writes
+    /// ```
+    public func failNextWrites(count: Int = 1, error: any Error = InjectedWriteError()) {
+        locked { failures.append(contentsOf: repeatElement(error, count: count)) }
+    }
+
+    /// Applies `batch` (what the ``StateWriter`` calls), or throws an injected failure.
+    public func write(_ batch: WriteBatch<Entity>) throws {
+        try locked {
+            attempts += 1
+            if !failures.isEmpty { throw failures.removeFirst() }
+            for id in batch.deletions {
+                if storage.removeValue(forKey: id) != nil { ids.removeAll { $0 == id } }
+            }
+            for entity in batch.writes { upsert(entity) }
+            if let order = batch.order {
+                ids = order.filter { storage[$0] != nil } + ids.filter { !order.contains($0) }
+            }
+            recorded.append(Batch(writes: batch.writes, deletions: batch.deletions, order: batch.order))
+        }
+    }
+
+    /// A writer of the entity store at `keyPath` into this backend.
+    ///
+    /// ```swift
+    /// PersistenceMiddleware(writers: [tags.stateWriter(for: \AppState.tags),
+    ///                                 items.stateWriter(for: \AppState.items)], clock: clock)
+    /// ```
+    @MainActor
+    public func stateWriter<State>(for keyPath: WritableKeyPath<State, EntityStore<Entity>>) -> StateWriter<State> {
+        StateWriter(keyPath: keyPath, writeBatch: { [self] batch in try write(batch) })
+    }
+
+    /// Waits, in real time and at most `timeout`, until at least `count` batches are
+    /// recorded (a flush runs in its own task after the debounce window closes).
+    /// - Returns: `true` if they were.
+    @discardableResult
+    public func waitForBatches(count: Int = 1, timeout: Duration = .seconds(1)) async -> Bool {
+        await wait(timeout: timeout) { $0.batches.count >= count }
+    }
+
+    /// Waits, in real time and at most `timeout`, until the writer was called at least
+    /// `count` times, failed attempts included (for retry tests).
+    /// - Returns: `true` if it was.
+    ///
+    /// ```swift
+    /// items.failNextWrites(count: 1)
+    /// await clock.advance(by: .milliseconds(250))
+    /// #expect(await items.waitForWriteAttempts(count: 1))   // the first flush failed
+    /// ```
+    @discardableResult
+    public func waitForWriteAttempts(count: Int = 1, timeout: Duration = .seconds(1)) async -> Bool {
+        await wait(timeout: timeout) { $0.writeAttempts >= count }
+    }
+
+    private func wait(timeout: Duration, until condition: (InMemoryBackend) -> Bool) async -> Bool {
+        let start = ContinuousClock.now
+        var polls = 0
+        while !condition(self) {
+            if ContinuousClock.now - start >= timeout { return false }
+            if polls < 20 { await Task.yield() } else { try? await Task.sleep(for: .milliseconds(1)) }
+            polls += 1
+        }
+        return true
+    }
+
+    private func upsert(_ entity: Entity) {
+        if storage.updateValue(entity, forKey: entity.id) == nil { ids.append(entity.id) }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
+
+/// The error ``InMemoryBackend/failNextWrites(count:error:)`` throws by default.
+///
+/// ```swift
+/// items.failNextWrites(count: 1, error: InjectedWriteError("disk full"))
+/// ```
+public struct InjectedWriteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What the failure says in logs and ``PersistenceWriteFailure`` descriptions.
+    public var message: String
+    /// An injected failure saying `message`.
+    public init(_ message: String = "injected write failure") { self.message = message }
+    /// The message.
+    public var description: String { message }
+}

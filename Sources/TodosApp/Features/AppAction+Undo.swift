@@ -1,0 +1,12 @@
+import Foundation
+
+extension AppAction: UndoableAction {
+    /// Domain actions are undo steps; search, navigation and selection are not.
+    public var undoPolicy: UndoPolicy {
+        switch self {
+        case .lists(.select): .skip
+        case .lists, .items, .tags: .record
+        case .search, .ui: .skip
+        }
+    }
+}

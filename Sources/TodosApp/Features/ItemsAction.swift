@@ -1,0 +1,13 @@
+import Foundation
+
+/// Item changes (``ItemsReducer``). Ids come with the action so callers know them.
+public enum ItemsAction: Equatable, Sendable {
+    case add(id: UUID, listID: UUID, title: String, tags: [String] = [])
+    case setTitle(id: UUID, title: String)
+    case toggle(id: UUID)
+    case setDone(id: UUID, done: Bool)
+    case delete(id: UUID)
+    /// Moves the item `offset` places among the items of its list (negative: up).
+    case move(id: UUID, offset: Int)
+    case clearCompleted(listID: UUID)
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Creates, renames, deletes and selects lists.
+public struct ListsReducer: SwiduxReducer {
+    public init() {}
+
+    public func reduce(state: inout AppState, action: ListsAction, environment: AppEnvironment) -> Effect<AppAction>? {
+        switch action {
+        case let .add(id, name):
+            let name = Limits.clean(name, max: Limits.name)
+            guard !name.isEmpty else { return environment.event(.error("A list name can't be empty")) }
+            guard state.list(named: name) == nil else { return environment.event(.error("A list named “\(name)” exists")) }
+            state.lists[id] = TodoList(id: id, name: name)
+            state.ui.currentListID = id
+            state.ui.listCursor = state.lists.count - 1
+            return environment.status("Created list “\(name)”")
+
+        case let .rename(id, name):
+            let name = Limits.clean(name, max: Limits.name)
+            guard !name.isEmpty else { return environment.event(.error("A list name can't be empty")) }
+            if let other = state.list(named: name), other.id != id {
+                return environment.event(.error("A list named “\(name)” exists"))
+            }
+            state.lists.modify(id) { $0.name = name }
+            return nil
+
+        case let .delete(id):
+            guard let list = state.lists[id] else { return nil }
+            let itemIDs = Set(state.items.filter { $0.listID == id }.map(\.id))
+            let tagIDs = state.itemTags.filter { itemIDs.contains($0.itemID) }.map(\.tagID)
+            state.itemTags.removeAll { itemIDs.contains($0.itemID) }
+            TagsReducer.dropUnused(tagIDs, state: &state)
+            state.items.removeAll { itemIDs.contains($0.id) }
+            state.lists[id] = nil
+            if state.ui.currentListID == id { state.ui.currentListID = state.lists.first?.id }
+            state.ui.listCursor = min(state.ui.listCursor, max(state.lists.count - 1, 0))
+            return environment.status("Deleted list “\(list.name)” and \(itemIDs.count) item\(itemIDs.count == 1 ? "" : "s") (u: undo)")
+
+        case let .select(id):
+            guard state.lists.contains(id) else { return nil }
+            state.ui.currentListID = id
+            state.ui.selectedItemID = nil
+            if let index = state.lists.firstIndex(where: { $0.id == id }) { state.ui.listCursor = index }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,10 @@
+import Foundation
+
+/// Search as you type (``SearchReducer``).
+public enum SearchAction: Equatable, Sendable {
+    /// The search text as typed; the query applies after a debounce.
+    case textChanged(String)
+    /// The debounced query takes effect.
+    case apply(String)
+    case clear
+}

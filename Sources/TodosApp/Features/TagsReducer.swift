@@ -1,0 +1,57 @@
+import Foundation
+
+/// Attaches and detaches tags. A tag is created on first use and removed when no item
+/// carries it any more.
+public struct TagsReducer: SwiduxReducer {
+    public init() {}
+
+    public func reduce(state: inout AppState, action: TagsAction, environment: AppEnvironment) -> Effect<AppAction>? {
+        switch action {
+        case let .add(itemID, name, tagID):
+            guard state.items.contains(itemID) else { return nil }
+            let name = Self.normalize(name)
+            guard !name.isEmpty else { return environment.event(.error("A tag can't be empty")) }
+            Self.attach(name: name, to: itemID, newTagID: tagID, state: &state)
+            return environment.status("Tagged #\(name)")
+
+        case let .remove(itemID, tagID):
+            state.itemTags[ItemTag(itemID: itemID, tagID: tagID).id] = nil
+            Self.dropUnused([tagID], state: &state)
+            return nil
+
+        case let .clear(itemID):
+            let tagIDs = state.itemTags.filter { $0.itemID == itemID }.map(\.tagID)
+            guard !tagIDs.isEmpty else { return nil }
+            state.itemTags.removeAll { $0.itemID == itemID }
+            Self.dropUnused(tagIDs, state: &state)
+            return environment.status("Removed tags")
+        }
+    }
+
+    /// Tag names: no leading '#', no spaces, at most ``Limits/name`` characters.
+    static func normalize(_ name: String) -> String {
+        var cleaned = Limits.clean(name, max: Limits.name)
+        while cleaned.hasPrefix("#") { cleaned.removeFirst() }
+        return String(cleaned.map { $0.isWhitespace ? "-" : $0 })
+    }
+
+    static func attach(name: String, to itemID: UUID, newTagID: UUID, state: inout AppState) {
+        let name = normalize(name)
+        guard !name.isEmpty else { return }
+        let tag: Tag
+        if let existing = state.tag(named: name) {
+            tag = existing
+        } else {
+            tag = Tag(id: newTagID, name: name)
+            state.tags[tag.id] = tag
+        }
+        let link = ItemTag(itemID: itemID, tagID: tag.id)
+        if !state.itemTags.contains(link.id) { state.itemTags[link.id] = link }
+    }
+
+    /// Deletes the tags among `tagIDs` that no item uses.
+    static func dropUnused(_ tagIDs: [UUID], state: inout AppState) {
+        let used = Set(state.itemTags.map(\.tagID))
+        for id in tagIDs where !used.contains(id) { state.tags[id] = nil }
+    }
+}

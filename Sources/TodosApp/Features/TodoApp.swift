@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import SwiduxSQLite
+
+/// The running application: the store wired to the database (persistence), undo and the
+/// event channel. The terminal UI and every CLI command go through it.
+@MainActor
+public final class TodoApp {
+    public let store: Store<AppState, AppAction>
+    public let events: EventChannel<AppEvent>
+    public let database: AppDatabase
+    public let environment: AppEnvironment
+
+    /// The name of the list created when there is none.
+    public static let defaultListName = "Inbox"
+
+    /// Hydrates the state from `database` and builds the store.
+    public init(
+        database: AppDatabase,
+        clock: any Clock<Duration> = ContinuousClock(),
+        persistenceDebounce: Duration = .milliseconds(250),
+        searchDebounce: Duration = .milliseconds(200),
+        uuid: @escaping @Sendable () -> UUID = { UUID() },
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        let events = EventChannel<AppEvent>()
+        var state = try database.hydrate()
+        if state.lists.isEmpty {
+            // Recorded, so the default list is persisted with the first flush.
+            let inbox = TodoList(id: uuid(), name: Self.defaultListName)
+            state.lists[inbox.id] = inbox
+        }
+        state.ui.currentListID = state.lists.first?.id
+        let environment = AppEnvironment(clock: clock, searchDebounce: searchDebounce, uuid: uuid, now: now, events: events)
+        let persistence = database.persistence(debounce: persistenceDebounce, clock: clock)
+        persistence.onError = { failure in
+            events.emit(.error("Saving failed: \(failure)"))
+        }
+        self.events = events
+        self.database = database
+        self.environment = environment
+        self.store = Store(
+            initialState: state,
+            reducer: AppReducer(),
+            environment: environment,
+            persistence: persistence,
+            undo: UndoMiddleware(maxDepth: 200),
+            logger: Logger(label: "todos.store")
+        )
+    }
+
+    /// Sends `action` and waits for its effects.
+    public func send(_ action: AppAction) async {
+        await store.send(action).finish()
+    }
+
+    /// Writes every pending change; returns when it is durable.
+    public func flush() async throws {
+        try await store.flush()
+    }
+
+    /// Performs a key-map command. Returns `false` for ``Command/quit``.
+    @discardableResult
+    public func perform(_ command: Command) -> Bool {
+        switch command {
+        case .send(let action):
+            store.send(action)
+        case .undo:
+            if store.canUndo { store.undo(); events.emit(.status("Undone")) }
+            else { events.emit(.status("Nothing to undo")) }
+        case .redo:
+            if store.canRedo { store.redo(); events.emit(.status("Redone")) }
+            else { events.emit(.status("Nothing to redo")) }
+        case .quit:
+            return false
+        }
+        return true
+    }
+
+    /// The list named `name`, created if there is none. `nil` means the first list.
+    public func list(named name: String?, create: Bool) async throws -> TodoList {
+        let state = store.state
+        guard let name else {
+            guard let first = state.lists.first else { throw TodosError("there are no lists") }
+            return first
+        }
+        if let list = state.list(named: name) { return list }
+        guard create else { throw TodosError("no list named “\(name)”") }
+        let id = environment.uuid()
+        await send(.lists(.add(id: id, name: name)))
+        guard let list = store.lists[id] else { throw TodosError("invalid list name “\(name)”") }
+        return list
+    }
+
+    /// The item whose id is `text` or starts with `text` (at least 4 hex digits, dashes optional).
+    public func resolveItem(_ text: String) throws -> TodoItem {
+        let items = store.items
+        if let uuid = UUID(uuidString: text) {
+            guard let item = items[uuid] else { throw TodosError("no item with id \(text)") }
+            return item
+        }
+        let needle = text.lowercased().replacingOccurrences(of: "-", with: "")
+        guard needle.count >= 4, needle.allSatisfy(\.isHexDigit) else {
+            throw TodosError("“\(text)” is not an item id (give at least 4 hex digits of the id)")
+        }
+        let matches = items.filter { $0.id.uuidString.lowercased().replacingOccurrences(of: "-", with: "").hasPrefix(needle) }
+        switch matches.count {
+        case 0: throw TodosError("no item with id \(text)")
+        case 1: return matches[0]
+        default: throw TodosError("id \(text) is ambiguous: it matches \(matches.count) items")
+        }
+    }
+}
+
+/// A user-facing error: the message goes to standard error, the exit status is non-zero.
+public struct TodosError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,15 @@
+import Foundation
+
+/// Navigation, filter, highlight and the input line (``UIReducer``); never undo steps.
+public enum UIAction: Equatable, Sendable {
+    case showScreen(AppScreen)
+    case toggleHelp
+    case setFilter(ItemFilter)
+    case cycleFilter
+    /// Moves the highlight on the current screen by `delta` rows.
+    case moveCursor(Int)
+    case selectItem(UUID?)
+    case beginInput(InputMode, draft: String = "")
+    case draftChanged(String)
+    case endInput
+}

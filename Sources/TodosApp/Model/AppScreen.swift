@@ -1,0 +1,6 @@
+import Foundation
+
+/// The screens of the terminal UI (navigation lives in state).
+public enum AppScreen: Equatable, Sendable {
+    case items, lists, help
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// The view: a pure function from state (plus the current status message) to the
+/// lines of the screen, each exactly `size.columns` wide and `size.rows` lines in all.
+public enum Render {
+    /// Renders `state` for a terminal of `size`. `status` is the latest one-shot status message.
+    public static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil) -> [String] {
+        let width = size.columns, height = size.rows
+        guard width >= 20, height >= 6 else {
+            var lines = Array(repeating: String(repeating: " ", count: max(width, 0)), count: max(height, 0))
+            if height > 0 { lines[0] = DisplayWidth.fit("Terminal too small", toWidth: width) }
+            return lines
+        }
+        var lines: [String]
+        switch state.ui.screen {
+        case .items: lines = itemsScreen(state, width: width, height: height)
+        case .lists: lines = listsScreen(state, width: width, height: height)
+        case .help: lines = helpScreen(width: width, height: height)
+        }
+        lines.append(footer(state, status: status))
+        return lines.map { DisplayWidth.fit(sanitize($0), toWidth: width) }
+    }
+
+    /// Replaces control characters (which would be interpreted by the terminal) with "?".
+    static func sanitize(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { result.append(isControl(scalar) ? "?" : scalar) }
+        return String(result)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// "left" and "right" on one line, right-aligned when there is room.
+    static func spread(_ left: String, _ right: String, width: Int) -> String {
+        let gap = width - DisplayWidth.of(left) - DisplayWidth.of(right)
+        guard gap >= 1 else { return left }
+        return left + String(repeating: " ", count: gap) + right
+    }
+
+    static func rule(_ width: Int) -> String { String(repeating: "─", count: width) }
+
+    private static func itemsScreen(_ state: AppState, width: Int, height: Int) -> [String] {
+        let list = state.currentList
+        let counts = state.counts
+        var lines: [String] = []
+        lines.append(spread(" Todos ▸ \(list?.name ?? "(no list)")",
+                            "\(counts.active) active · \(counts.completed) done ", width: width))
+        let tabs = state.lists.map { $0.id == list?.id ? "[\($0.name)]" : " \($0.name) " }.joined(separator: " ")
+        lines.append(" Lists: " + tabs)
+        lines.append(rule(width))
+
+        let visible = state.visibleItems
+        let rows = height - 6
+        let selected = state.selectedIndex
+        let offset = max(0, (selected ?? 0) - (rows - 1))
+        if visible.isEmpty {
+            let empty: String
+            if list == nil { empty = "No lists. Press l, then a to create one." }
+            else if !state.ui.searchQuery.isEmpty { empty = "No items match “\(state.ui.searchQuery)”." }
+            else if counts.total == 0 { empty = "No items yet. Press a to add one." }
+            else { empty = "No \(state.ui.filter.rawValue) items." }
+            lines.append("   " + empty)
+        }
+        for (index, item) in visible.enumerated().dropFirst(offset).prefix(rows) {
+            let marker = index == selected ? " ▸ " : "   "
+            let box = item.isDone ? "[x] " : "[ ] "
+            let tags = state.tags(of: item.id).map { "#\($0.name)" }.joined(separator: " ")
+            let tagWidth = tags.isEmpty ? 0 : DisplayWidth.of(tags) + 2
+            let titleWidth = max(width - 7 - min(tagWidth, width / 3), 10)
+            var line = marker + box + DisplayWidth.truncate(item.title, toWidth: titleWidth)
+            if !tags.isEmpty { line += "  " + tags }
+            lines.append(line)
+        }
+        while lines.count < height - 3 { lines.append("") }
+        if offset + rows < visible.count { lines[height - 4] = "   … \(visible.count - offset - rows) more" }
+        lines.append(rule(width))
+        lines.append(inputLine(state, width: width) ?? " Filter: \(state.ui.filter.rawValue)"
+                     + (state.ui.searchQuery.isEmpty ? "" : " · Search: \(state.ui.searchQuery)")
+                     + " · \(visible.count) shown of \(counts.total)")
+        return lines
+    }
+
+    private static func listsScreen(_ state: AppState, width: Int, height: Int) -> [String] {
+        var lines = [spread(" Todos ▸ Lists", "\(state.lists.count) list\(state.lists.count == 1 ? "" : "s") ", width: width), "", rule(width)]
+        let rows = height - 6
+        let offset = max(0, state.ui.listCursor - (rows - 1))
+        if state.lists.isEmpty { lines.append("   No lists. Press a to create one.") }
+        for (index, list) in state.lists.enumerated().dropFirst(offset).prefix(rows) {
+            let items = state.items(inList: list.id)
+            let done = items.filter(\.isDone).count
+            let marker = index == state.ui.listCursor ? " ▸ " : "   "
+            let current = list.id == state.currentList?.id ? " *" : ""
+            let name = DisplayWidth.truncate(list.name, toWidth: max(width - 30, 10))
+            lines.append(spread(marker + name + current, "\(items.count - done) active · \(done) done ", width: width))
+        }
+        while lines.count < height - 3 { lines.append("") }
+        lines.append(rule(width))
+        lines.append(inputLine(state, width: width) ?? " ⏎ open · a add · e rename · d delete · esc back")
+        return lines
+    }
+
+    static let helpText = [
+        " Items                                Lists (l)",
+        "   j/k ↑/↓  move          a  add        j/k  move     ⏎  open",
+        "   a        add (#tags)   e  edit       a    add      e  rename",
+        "   space/x  toggle done   d  delete     d    delete   esc back",
+        "   J/K      reorder       t  add tags",
+        "   T        remove tags   c  clear completed",
+        "   f/1/2/3  filter        /  search (esc clears)",
+        "   [ ] ←/→  switch list   u  undo   r  redo",
+        "",
+        " Input line: ⏎ confirm · esc cancel · ctrl-u clear · ctrl-w delete word",
+        " q quits (changes are saved) · ? closes this help",
+    ]
+
+    private static func helpScreen(width: Int, height: Int) -> [String] {
+        var lines = [" Todos ▸ Help", "", rule(width)]
+        lines += helpText.prefix(height - 6)
+        while lines.count < height - 3 { lines.append("") }
+        lines.append(rule(width))
+        lines.append(" Press any key to close help")
+        return lines
+    }
+
+    private static func inputLine(_ state: AppState, width: Int) -> String? {
+        guard let mode = state.ui.input else { return nil }
+        let prompt: String
+        switch mode {
+        case .addItem: prompt = "New item"
+        case .editItem: prompt = "Edit"
+        case .addTag: prompt = "Tags"
+        case .search: prompt = "Search"
+        case .addList: prompt = "New list"
+        case .renameList: prompt = "Rename list"
+        }
+        let head = " \(prompt): "
+        let text = mode == .search ? state.ui.searchText : state.ui.draft
+        return head + tail(of: text, width: width - DisplayWidth.of(head) - 1) + "▏"
+    }
+
+    /// The end of `text` that fits in `width` columns (with a leading "…" when cut), so
+    /// that the end being typed stays visible.
+    static func tail(of text: String, width: Int) -> String {
+        guard DisplayWidth.of(text) > width else { return text }
+        var result = ""
+        var used = 1
+        for character in text.reversed() {
+            let w = DisplayWidth.of(character)
+            if used + w > width { break }
+            result.insert(character, at: result.startIndex)
+            used += w
+        }
+        return "…" + result
+    }
+
+    private static func footer(_ state: AppState, status: String?) -> String {
+        if let status { return " " + status }
+        if state.ui.input != nil { return " ⏎ confirm · esc cancel" }
+        switch state.ui.screen {
+        case .items: return " a add · e edit · ␣ toggle · d delete · / search · f filter · ? help · q quit"
+        case .lists: return " l/esc items · ? help · q quit"
+        case .help: return ""
+        }
+    }
+}

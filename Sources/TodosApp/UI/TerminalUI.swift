@@ -1,0 +1,124 @@
+import Dispatch
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The full-screen terminal UI: raw mode and alternate screen, input bytes → key events →
+/// commands → actions, a redraw from state after every event, status messages from the
+/// app's event channel. Quitting (q, Ctrl-C, SIGINT, SIGTERM, SIGHUP, end of input)
+/// flushes persistence and restores the terminal.
+@MainActor
+public final class TerminalUI {
+    enum Input: Sendable {
+        case bytes([UInt8])
+        case endOfInput
+        case event(AppEvent)
+        case tick
+        case signal(Int32)
+    }
+
+    let app: TodoApp
+    private var screen = ScreenBuffer()
+    private var decoder = KeyDecoder()
+    private var status: (text: String, until: ContinuousClock.Instant)?
+    private var lastSize = TerminalIO.Size(columns: 80, rows: 24)
+    static let statusDuration: Duration = .seconds(4)
+
+    init(app: TodoApp) { self.app = app }
+
+    /// Opens the database at `path` and runs the UI until the user quits.
+    public static func run(databasePath path: String) async throws {
+        guard TerminalIO.isTerminal(STDIN_FILENO), TerminalIO.isTerminal(STDOUT_FILENO) else {
+            throw TodosError("the interactive UI needs a terminal; use a subcommand instead (see `todos --help`)")
+        }
+        let app = try openApp(path: path)
+        let ui = TerminalUI(app: app)
+        try await ui.run()
+    }
+
+    func run() async throws {
+        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
+
+        // Signals become inputs, handled on the main actor like key presses.
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
+            TerminalIO.ignore(sig)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            // Not main-actor isolated: the handler runs on a global queue.
+            source.setEventHandler { @Sendable in continuation.yield(.signal(sig)) }
+            source.resume()
+            sources.append(source)
+        }
+        TerminalIO.installEmergencyRestore()
+        guard TerminalIO.enableRawMode() else { throw TodosError("cannot switch the terminal to raw mode") }
+        TerminalIO.enterFullScreen()
+
+        let reader = Thread {
+            while let bytes = TerminalIO.read() { continuation.yield(.bytes(bytes)) }
+            continuation.yield(.endOfInput)
+        }
+        reader.start()
+        let events = app.events.events
+        let eventTask = Task {
+            for await event in events { continuation.yield(.event(event)) }
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                continuation.yield(.tick)
+            }
+        }
+
+        redraw()
+        loop: for await input in inputs {
+            switch input {
+            case .bytes(let bytes):
+                var keepGoing = true
+                for key in decoder.feed(bytes) {
+                    let commands = KeyMap.commands(for: key, state: app.store.state, makeID: app.environment.uuid)
+                    for command in commands where !app.perform(command) { keepGoing = false }
+                    if !keepGoing { break }
+                }
+                if !keepGoing { break loop }
+            case .endOfInput:
+                break loop
+            case .event(.status(let text)):
+                status = (text, .now + Self.statusDuration)
+            case .event(.error(let text)):
+                status = ("⚠ " + text, .now + Self.statusDuration)
+            case .tick:
+                if let current = status, current.until <= .now { status = nil }
+            case .signal(SIGWINCH):
+                break
+            case .signal:
+                break loop
+            }
+            redraw()
+        }
+
+        ticker.cancel()
+        eventTask.cancel()
+        for source in sources { source.cancel() }
+        var flushError: (any Error)?
+        do { try await app.flush() } catch { flushError = error }
+        try? app.database.close()
+        TerminalIO.leaveFullScreen()
+        TerminalIO.restoreMode()
+        if let flushError { throw TodosError("saving failed: \(flushError)") }
+    }
+
+    private func redraw() {
+        let size = TerminalIO.size() ?? lastSize
+        lastSize = size
+        let lines = Render.screen(app.store.state, size: size, status: status?.text).enumerated().map { row, line in
+            row == 0 || line.hasPrefix(" ▸ ") ? "\u{1B}[7m" + line + "\u{1B}[0m" : line
+        }
+        TerminalIO.write(screen.update(to: lines, size: size))
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+@testable import TodosApp
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A tiny terminal emulator: enough of VT100 (cursor position, erase display/line) to
+/// rebuild the screen the app draws.
+struct VirtualScreen {
+    var cells: [[String]]
+    var row = 0, column = 0
+    let size: TerminalIO.Size
+
+    init(size: TerminalIO.Size) {
+        self.size = size
+        cells = Array(repeating: Array(repeating: " ", count: size.columns), count: size.rows)
+    }
+
+    mutating func feed(_ text: String) {
+        var scalars = Array(text)[...]
+        while let character = scalars.popFirst() {
+            if character == "\u{1B}" {
+                guard scalars.first == "[" else { scalars = scalars.dropFirst(); continue }
+                scalars = scalars.dropFirst()
+                var parameters = ""
+                while let next = scalars.first, !next.isLetter, next != "~" { parameters.append(next); scalars = scalars.dropFirst() }
+                guard let final = scalars.popFirst() else { return }
+                let numbers = parameters.split(separator: ";").map { Int($0) ?? 1 }
+                switch final {
+                case "H": row = (numbers.first ?? 1) - 1; column = (numbers.count > 1 ? numbers[1] : 1) - 1
+                case "J" where parameters == "2":
+                    cells = Array(repeating: Array(repeating: " ", count: size.columns), count: size.rows)
+                case "K": if row < size.rows { for c in column..<size.columns { cells[row][c] = " " } }
+                default: break
+                }
+                continue
+            }
+            if character == "\r" || character == "\n" { continue }
+            let width = DisplayWidth.of(character)
+            guard row < size.rows, column < size.columns else { continue }
+            cells[row][column] = String(character)
+            if width == 2, column + 1 < size.columns { cells[row][column + 1] = "" }
+            column += max(width, 0)
+        }
+    }
+
+    var lines: [String] { cells.map { $0.joined() } }
+    /// The item rows (between the two rules), trailing spaces removed, empty rows dropped.
+    var items: [String] {
+        lines.dropFirst(3).prefix(size.rows - 6).map { String($0.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
+    }
+    var text: String { lines.joined(separator: "\n") }
+}
+
+/// Runs `todos` (the full-screen UI) on a pseudo-terminal of 80×24.
+final class PseudoTerminalSession: @unchecked Sendable {
+    let process = Process()
+    private var master: Int32 = -1
+    private let output = LockedData()
+    private let reader: Thread
+
+    init(box: Sandbox) throws {
+        var master: Int32 = 0, slave: Int32 = 0
+        var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&master, &slave, nil, nil, &size) == 0 else { throw ProcessFailure("openpty failed") }
+        self.master = master
+        process.executableURL = try todosExecutable()
+        process.arguments = []
+        var environment = box.environment
+        environment["TERM"] = "xterm-256color"
+        process.environment = environment
+        let slaveHandle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+        process.standardInput = slaveHandle
+        process.standardOutput = slaveHandle
+        process.standardError = slaveHandle
+        let output = self.output
+        let fd = master
+        reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                output.append(Data(buffer[0..<n]))
+            }
+        }
+        try process.run()
+        close(slave)
+        reader.start()
+    }
+
+    private var size = TerminalIO.Size(columns: 80, rows: 24)
+    private var outputOffset = 0
+
+    /// The screen as drawn since the last resize.
+    var screen: VirtualScreen {
+        var screen = VirtualScreen(size: size)
+        screen.feed(String(decoding: output.value.dropFirst(outputOffset), as: UTF8.self))
+        return screen
+    }
+
+    /// Resizes the terminal (the app polls the size); the screen is parsed from here on.
+    func resize(columns: Int, rows: Int) {
+        outputOffset = output.value.count
+        size = TerminalIO.Size(columns: columns, rows: rows)
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+    }
+
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress!, $0.count) }
+        usleep(60_000)
+    }
+
+    /// Waits (up to 10 s) until the screen satisfies `predicate`.
+    @discardableResult
+    func waitFor(_ description: String, _ predicate: (VirtualScreen) -> Bool) -> Bool {
+        for _ in 0..<200 {
+            if predicate(screen) { return true }
+            usleep(50_000)
+        }
+        Issue.record("screen never showed \(description):\n\(screen.text)")
+        return false
+    }
+
+    func waitForExit() -> Int32 {
+        for _ in 0..<200 where process.isRunning { usleep(50_000) }
+        if process.isRunning { process.terminate(); Issue.record("the UI did not exit") }
+        process.waitUntilExit()
+        close(master)
+        return process.terminationStatus
+    }
+}
+
+extension ProcessTests { @Suite struct TerminalUITests {
+    @Test func addTagToggleSearchHelpAndQuitThroughTheKeyboard() throws {
+        let box = try Sandbox()
+        let session = try PseudoTerminalSession(box: box)
+        session.waitFor("the empty item screen") { $0.text.contains("No items yet") }
+        session.type("a")
+        session.waitFor("the input line") { $0.lines[22].contains("New item:") }
+        session.type("Pay rent #home")
+        session.type("\r")
+        session.waitFor("the new item") { $0.text.contains("[ ] Pay rent  #home") }
+        session.type("a")
+        session.type("Call mom 📞\r")
+        session.waitFor("the second item") { $0.text.contains("▸ [ ] Call mom 📞") }
+        session.type(" ")
+        session.waitFor("the toggled item") { $0.text.contains("▸ [x] Call mom 📞") }
+        #expect(session.screen.lines[0].hasSuffix("1 active · 1 done "))
+        session.type("/")
+        session.type("rent")
+        session.waitFor("the search result") { $0.items.count == 1 && $0.items[0].hasSuffix("[ ] Pay rent  #home") }
+        session.type("\u{1B}")
+        session.waitFor("the cleared search") { $0.text.contains("Call mom") }
+        session.type("\u{1B}[A\u{1B}[99~\u{1B}[<0;1;1M")   // arrow up plus junk sequences
+        session.waitFor("the moved highlight") { $0.text.contains("▸ [ ] Pay rent") }
+        session.type("?")
+        session.waitFor("the help screen") { $0.lines[0].contains("Help") }
+        session.type("x")
+        session.waitFor("the item screen again") { $0.lines[0].contains("Inbox") }
+        session.type("u")
+        session.waitFor("the undone toggle") { $0.text.contains("[ ] Call mom") }
+        session.resize(columns: 100, rows: 30)
+        session.waitFor("the screen redrawn at 100×30") {
+            $0.lines[0].hasSuffix("2 active · 0 done ") && $0.lines[27] == String(repeating: "─", count: 100)
+        }
+        session.type("q")
+        #expect(session.waitForExit() == 0)
+
+        let items = try box.listJSON()
+        #expect(items.map(\.title) == ["Pay rent", "Call mom 📞"])
+        #expect(items.map(\.tags) == [["home"], []])
+        #expect(items.map(\.done) == [false, false])
+    }
+
+    @Test func sigtermQuitsGracefullyAndFlushes() throws {
+        let box = try Sandbox()
+        let session = try PseudoTerminalSession(box: box)
+        session.waitFor("the item screen") { $0.text.contains("No items yet") }
+        session.type("a")
+        session.type("Saved on SIGTERM\r")
+        session.waitFor("the item") { $0.text.contains("Saved on SIGTERM") }
+        kill(session.process.processIdentifier, SIGTERM)
+        #expect(session.waitForExit() == 0)
+        #expect(try box.listJSON().map(\.title) == ["Saved on SIGTERM"])
+    }
+}
+}
