@@ -9,26 +9,20 @@ struct ExecutableTests {
         .deletingLastPathComponent().appendingPathComponent("swidux")
     static let built = FileManager.default.isExecutableFile(atPath: executable.path)
 
-    func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // The outputs are small: reading to the end before waiting cannot deadlock.
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, stdout, stderr)
+    func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let out = temp.path("stdout"), err = temp.path("stderr")
+        let status = try await ChildProcess.run([Self.executable.path] + arguments, in: temp.url, stdout: out, stderr: err)
+        func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        return (status, read(out), read(err))
     }
 
     @Test(.enabled(if: built, "the swidux executable is not built next to the tests"))
-    func badInputGoesToStandardErrorWithAFailureStatus() throws {
+    func badInputGoesToStandardErrorWithAFailureStatus() async throws {
         let temp = try TemporaryDirectory()
         defer { temp.remove() }
-        let result = try run(["new", "notes", "--path", temp.url.path])
+        let result = try await run(["new", "notes", "--path", temp.url.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("Error: 'notes' is not a valid name: a type name starts with an uppercase letter A-Z"))
@@ -36,8 +30,8 @@ struct ExecutableTests {
     }
 
     @Test(.enabled(if: built, "the swidux executable is not built next to the tests"))
-    func helpSucceedsWithExamples() throws {
-        let result = try run(["add", "feature", "--help"])
+    func helpSucceedsWithExamples() async throws {
+        let result = try await run(["add", "feature", "--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("Examples:"))
         #expect(result.stdout.contains("swidux add feature Todo"))

@@ -51,28 +51,9 @@ struct GeneratedProjectTests {
         output.split(separator: "\n").filter { $0.contains("warning:") && $0.contains(root.path) }
     }
 
-    /// Runs `arguments` (through `env`, so `swift` is found on the `PATH`) in `directory`,
-    /// standard output and error merged into the file `log`.
-    /// Waits without blocking a thread: other tests share the (two-thread) cooperative pool.
+    /// Runs `arguments` in `directory`, standard output and error merged into the file `log`.
     func run(_ arguments: [String], in directory: URL, log: String) async throws -> (status: Int32, output: String) {
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        defer { try? handle.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        return (status, output)
+        let status = try await ChildProcess.run(arguments, in: directory, stdout: log, stderr: log)
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 }

@@ -79,12 +79,6 @@ enum FeatureTemplates {
             var id: UUID
             var title: String
             var createdAt: Date
-
-            init(id: UUID, title: String, createdAt: Date) {
-                self.id = id
-                self.title = title
-                self.createdAt = createdAt
-            }
         }
 
         """#
