@@ -265,6 +265,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     /// - Complexity: O(*k* + *d* log *r*) where *k* is the distance between the lowest and
     ///   the highest position involved, *d* ≤ *k* and *r* the number of ranges in
     ///   `offsets`; plus O(*n*) when entities were deleted since the last compaction.
+    @inlinable
     public mutating func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
         guard let first = offsets.first, let last = offsets.last else { return }
         precondition(first >= 0 && last < count, "EntityStore.move: offsets \(offsets) out of range 0..<\(count)")
