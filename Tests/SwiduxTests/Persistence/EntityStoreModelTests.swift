@@ -101,6 +101,7 @@ struct EntityStoreModelTests {
         /// Earlier states, for restores (undo-like) and copy-on-write checks.
         var history: [(store: EntityStore<Thing>, entities: [Thing])] = []
         let idRange: Int
+        /// Whether to read positions on the store itself (building its position map).
         var checkPositions = true
         /// A mismatch found while applying the last operation.
         var problem: String?
@@ -373,12 +374,13 @@ struct EntityStoreModelTests {
             if store.ids != model.ids { return "ids differ" }
             if Array(store) != model.entities { return "iteration differs" }
             if store != EntityStore(model.entities) { return "== with a rebuilt store is false" }
-            if checkPositions {
-                for position in model.entities.indices where (store[position] as Thing) != model.entities[position] {
-                    return "position \(position): \(store[position] as Thing) != \(model.entities[position])"
-                }
-                if let last = model.entities.last, store.last != last { return "last differs" }
+            // Positional access, on the store itself or, so that the next operation also
+            // meets a store whose position map was never built, on a copy of its layout.
+            let probe = checkPositions ? store : EntityStore(storage: store.storage.copy())
+            for position in model.entities.indices where (probe[position] as Thing) != model.entities[position] {
+                return "position \(position): \(probe[position] as Thing) != \(model.entities[position])"
             }
+            if probe.first != model.entities.first || probe.last != model.entities.last { return "first or last differs" }
             for id in 0..<idRange {
                 let expected = model.position(of: id).map { model.entities[$0] }
                 if (store[id] as Thing?) != expected { return "lookup of \(id): \(String(describing: store[id] as Thing?)) != \(String(describing: expected))" }
