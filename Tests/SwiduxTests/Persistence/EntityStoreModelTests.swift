@@ -326,14 +326,22 @@ struct EntityStoreModelTests {
                 // A burst of inserts.
                 let ids = (0..<int(1..<20)).map { _ in int(0..<idRange) }
                 op = "insert burst \(ids)"
+                // An id can come twice and end with its first value: check each write.
+                checksFingerprint = false
                 for id in ids {
                     let thing = randomThing(id: id)
+                    let fingerprint = store.changeFingerprint
                     store[id] = thing
+                    var changed = true
                     if let i = model.position(of: id) {
-                        if model.entities[i] != thing { model.entities[i] = thing; model.log.upsert(id) }
+                        changed = model.entities[i] != thing
+                        if changed { model.entities[i] = thing; model.log.upsert(id) }
                     } else {
                         model.entities.append(thing)
                         model.log.upsert(id)
+                    }
+                    if problem == nil, changed == (store.changeFingerprint == fingerprint) {
+                        problem = "write of \(thing) in the burst: " + (changed ? "changed but kept the fingerprint" : "changed nothing but got a new fingerprint")
                     }
                 }
             }
