@@ -15,7 +15,9 @@ import Foundation
 /// `RandomAccessCollection` of its entities (positions `0..<count`), so SwiftUI's
 /// `ForEach(store.cards) { card in … }` works on it directly.
 ///
-/// Ids can be of any `Hashable & Sendable` type (`UUID`, `Int`, `String`, …).
+/// Ids can be of any `Hashable & Sendable` type (`UUID`, `Int`, `String`, …). With
+/// `Int` ids, `store[x]` is the lookup by id whenever an optional fits, and a position
+/// otherwise: write `store[x] as Entity` to read a position explicitly.
 ///
 /// Every mutation that changes the contents records the ids involved in ``changes``
 /// (which the ``PersistenceMiddleware`` drains after each reducer call) and assigns a
