@@ -74,8 +74,10 @@ extension EntityStore.Storage {
                 return "EntityStore: stale position map at \(map.base + offset)"
             }
         }
-        for (position, slot) in positions.enumerated() where self.slot(forPosition: position) != slot {
-            return "EntityStore: position \(position) maps to slot \(self.slot(forPosition: position)), not \(slot)"
+        // Check positions on a copy when the map is not built, so as not to build it here.
+        let probe = positionCache != nil && positionCache?.load() == nil ? copy() : self
+        for (position, slot) in positions.enumerated() where probe.slot(forPosition: position) != slot {
+            return "EntityStore: position \(position) maps to slot \(probe.slot(forPosition: position)), not \(slot)"
         }
         return nil
     }

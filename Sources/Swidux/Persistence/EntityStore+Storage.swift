@@ -138,7 +138,7 @@ extension EntityStore {
         }
 
         /// The position map of the current layout, built on first use.
-        @usableFromInline
+        @inlinable
         func positionMap() -> EntityStorePositionMap {
             guard let cache = positionCache else {
                 // No tombstone: the identity map (not reached by `slot(forPosition:)`).
@@ -148,7 +148,7 @@ extension EntityStore {
             return cache.storeIfNilThenLoad(buildPositionMap())
         }
 
-        @usableFromInline
+        @inlinable
         func buildPositionMap() -> EntityStorePositionMap {
             let base = Swift.min(firstTombstone, slots.count)
             var map: [Int] = []
@@ -232,7 +232,7 @@ extension EntityStore {
         }
 
         /// Rebuilds the slots without tombstones and updates the index. O(slots).
-        @usableFromInline
+        @inlinable
         func compact() {
             guard firstTombstone < slots.count else { return }
             var write = firstTombstone

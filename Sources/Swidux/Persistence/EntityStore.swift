@@ -15,7 +15,9 @@ import Foundation
 /// `RandomAccessCollection` of its entities (positions `0..<count`), so SwiftUI's
 /// `ForEach(store.cards) { card in … }` works on it directly.
 ///
-/// Ids can be of any `Hashable & Sendable` type (`UUID`, `Int`, `String`, …).
+/// Ids can be of any `Hashable & Sendable` type (`UUID`, `Int`, `String`, …). With
+/// `Int` ids, `store[x]` is the lookup by id whenever an optional fits, and a position
+/// otherwise: write `store[x] as Entity` to read a position explicitly.
 ///
 /// Every mutation that changes the contents records the ids involved in ``changes``
 /// (which the ``PersistenceMiddleware`` drains after each reducer call) and assigns a
@@ -265,6 +267,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     /// - Complexity: O(*k* + *d* log *r*) where *k* is the distance between the lowest and
     ///   the highest position involved, *d* ≤ *k* and *r* the number of ranges in
     ///   `offsets`; plus O(*n*) when entities were deleted since the last compaction.
+    @inlinable
     public mutating func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
         guard let first = offsets.first, let last = offsets.last else { return }
         precondition(first >= 0 && last < count, "EntityStore.move: offsets \(offsets) out of range 0..<\(count)")

@@ -93,6 +93,7 @@ struct EntityStoreModelTests {
         /// Earlier states, for restores (undo-like) and copy-on-write checks.
         var history: [(store: EntityStore<Thing>, entities: [Thing])] = []
         let idRange: Int
+        /// Whether to read positions on the store itself (building its position map).
         var checkPositions = true
         /// A mismatch found while applying the last operation.
         var problem: String?
@@ -317,14 +318,22 @@ struct EntityStoreModelTests {
                 // A burst of inserts.
                 let ids = (0..<int(1..<20)).map { _ in int(0..<idRange) }
                 op = "insert burst \(ids)"
+                // An id can come twice and end with its first value: check each write.
+                checksFingerprint = false
                 for id in ids {
                     let thing = randomThing(id: id)
+                    let fingerprint = store.changeFingerprint
                     store[id] = thing
+                    var changed = true
                     if let i = model.position(of: id) {
-                        if model.entities[i] != thing { model.entities[i] = thing; model.log.upsert(id) }
+                        changed = model.entities[i] != thing
+                        if changed { model.entities[i] = thing; model.log.upsert(id) }
                     } else {
                         model.entities.append(thing)
                         model.log.upsert(id)
+                    }
+                    if problem == nil, changed == (store.changeFingerprint == fingerprint) {
+                        problem = "write of \(thing) in the burst: " + (changed ? "changed but kept the fingerprint" : "changed nothing but got a new fingerprint")
                     }
                 }
             }
@@ -365,12 +374,13 @@ struct EntityStoreModelTests {
             if store.ids != model.ids { return "ids differ" }
             if Array(store) != model.entities { return "iteration differs" }
             if store != EntityStore(model.entities) { return "== with a rebuilt store is false" }
-            if checkPositions {
-                for position in model.entities.indices where (store[position] as Thing) != model.entities[position] {
-                    return "position \(position): \(store[position] as Thing) != \(model.entities[position])"
-                }
-                if let last = model.entities.last, store.last != last { return "last differs" }
+            // Positional access, on the store itself or, so that the next operation also
+            // meets a store whose position map was never built, on a copy of its layout.
+            let probe = checkPositions ? store : EntityStore(storage: store.storage.copy())
+            for position in model.entities.indices where (probe[position] as Thing) != model.entities[position] {
+                return "position \(position): \(probe[position] as Thing) != \(model.entities[position])"
             }
+            if probe.first != model.entities.first || probe.last != model.entities.last { return "first or last differs" }
             for id in 0..<idRange {
                 let expected = model.position(of: id).map { model.entities[$0] }
                 if (store[id] as Thing?) != expected { return "lookup of \(id): \(String(describing: store[id] as Thing?)) != \(String(describing: expected))" }
