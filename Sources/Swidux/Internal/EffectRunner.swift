@@ -32,13 +32,6 @@ final class EffectRunner<Action> {
         return StoreTask(task: waiter, scope: scope)
     }
 
-    /// Cancels everything (store teardown).
-    func cancelAll() {
-        for scopes in cancellables.values { for scope in scopes.values { scope.cancel() } }
-        cancellables.removeAll()
-        registry.cancelAll()
-    }
-
     static func waitAll(_ tasks: [Task<Void, Never>]) async {
         await withTaskCancellationHandler {
             for task in tasks { await task.value }
