@@ -36,3 +36,12 @@ public protocol TransactionalWriteBackend<Transaction>: AnyObject, Sendable {
     /// Runs every operation in order inside one transaction; if one throws, none of them is kept.
     func performAtomically(_ operations: [@Sendable (Transaction) throws -> Void]) async throws
 }
+
+extension WriteBatch: Equatable where Entity: Equatable {}
+
+extension WriteBatch: CustomStringConvertible {
+    /// `WriteBatch(writes: […], deletions: […])`, for logs and test failures.
+    public var description: String {
+        "WriteBatch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? ""))"
+    }
+}

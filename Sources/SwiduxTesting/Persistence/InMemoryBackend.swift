@@ -22,26 +22,7 @@ import Foundation
 public final class InMemoryBackend<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable
 where Entity.ID: Sendable {
     /// One successful write: what a flush handed to the writer.
-    public struct Batch: Equatable, Sendable, CustomStringConvertible {
-        /// Entities upserted, in the order the writer received them.
-        public var writes: [Entity]
-        /// Ids deleted.
-        public var deletions: [Entity.ID]
-        /// The complete order of the ids, when the entities were reordered.
-        public var order: [Entity.ID]?
-
-        /// A batch to compare with what was written: `#expect(items.takeBatches() == [.init(writes: [milk])])`.
-        public init(writes: [Entity] = [], deletions: [Entity.ID] = [], order: [Entity.ID]? = nil) {
-            self.writes = writes
-            self.deletions = deletions
-            self.order = order
-        }
-
-        /// `Batch(writes: […], deletions: […])`, for failure messages.
-        public var description: String {
-            "Batch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? ""))"
-        }
-    }
+    public typealias Batch = WriteBatch<Entity>
 
     private let lock = NSLock()
     private var ids: [Entity.ID] = []
@@ -115,7 +96,7 @@ where Entity.ID: Sendable {
             if let order = batch.order {
                 ids = order.filter { storage[$0] != nil } + ids.filter { !order.contains($0) }
             }
-            recorded.append(Batch(writes: batch.writes, deletions: batch.deletions, order: batch.order))
+            recorded.append(batch)
         }
     }
 
