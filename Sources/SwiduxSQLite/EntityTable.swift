@@ -188,7 +188,8 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
     ///     try todoTable.write(WriteBatch(writes: [todo], deletions: [oldID]), in: db)
     /// }
     /// ```
-    public func write(_ batch: WriteBatch<Entity>, in db: Database) throws {
+    @discardableResult
+    public func write(_ batch: WriteBatch<Entity>, in db: Database) throws -> WriteResult<Entity.ID> {
         let table = name.quotedDatabaseIdentifier
         let id = idColumn.quotedDatabaseIdentifier
         let position = positionColumn.quotedDatabaseIdentifier
@@ -225,6 +226,7 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
                 try update.execute(arguments: [Int64(offset).databaseValue, orderedID.databaseValue])
             }
         }
+        return .none  // TODO(sqlite): report vanished rows (delete wins over a stale update)
     }
 
     private func upsertSQL(columns: [String]) -> String {

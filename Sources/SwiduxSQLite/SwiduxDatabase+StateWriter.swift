@@ -19,8 +19,8 @@ extension SwiduxDatabase {
         for keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         table: EntityTable<Entity>
     ) -> StateWriter<State> {
-        StateWriter(keyPath: keyPath, backend: self) { db, batch in
+        StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
             try table.write(batch, in: db)
-        }
+        })
     }
 }

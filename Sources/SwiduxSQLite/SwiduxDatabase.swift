@@ -72,8 +72,10 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     public convenience init(
         path: String,
         migrations: SwiduxMigrations,
-        configuration: Configuration = SwiduxDatabase.defaultConfiguration
+        configuration: Configuration = SwiduxDatabase.defaultConfiguration,
+        access: Access = .create
     ) throws {
+        // TODO(sqlite): honour `access` (.existing / .readOnly).
         let configuration = Self.prepared(configuration)
         try Self.inspect(path: path, migrations: migrations, configuration: configuration)
         let pool: DatabasePool
@@ -120,6 +122,22 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         let path = writer.path == ":memory:" || writer.path.isEmpty ? nil : writer.path
         try Self.migrate(writer, with: migrations, path: path)
         self.init(opened: writer, path: path)
+    }
+
+    /// How ``init(path:migrations:configuration:access:)`` may treat the file.
+    ///
+    /// ```swift
+    /// // A command that only reads: never creates, migrates or writes the file.
+    /// let database = try SwiduxDatabase(path: path, migrations: .app, access: .readOnly)
+    /// ```
+    public enum Access: Sendable, Equatable {
+        /// Read-write; a missing file is created (its directory must exist). The default.
+        case create
+        /// Read-write; a missing file is an error (``SwiduxDatabaseError/Cause/noDatabase``), nothing is created.
+        case existing
+        /// Read only: a missing file is an error, and nothing is ever written (no
+        /// migration, no journal-mode switch); flushes fail with ``SwiduxDatabaseError/Cause/readOnly``.
+        case readOnly
     }
 
     private init(opened writer: any DatabaseWriter, path: String?) {

@@ -46,6 +46,13 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         case constraintViolation
         /// Any other SQLite failure, with its primary result code.
         case sqlite(code: Int32)
+        /// There is no database file at the path (opened with an access that does not create one).
+        case noDatabase
+        /// The database was closed (``SwiduxDatabase/close()``) before this use.
+        case closed
+        /// The file is an SQLite database of another application: its tables do not
+        /// match this app's migrations, and nothing was written to it.
+        case foreignSchema(detail: String)
         /// A failure that does not come from SQLite.
         case other
 
@@ -67,6 +74,9 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
             case .unencodable(let table): "an entity of table \"\(table)\" cannot be encoded"
             case .constraintViolation: "a constraint of the database refused the write"
             case .sqlite(let code): "SQLite error \(code)"
+            case .noDatabase: "there is no database file at this path"
+            case .closed: "the database is closed"
+            case .foreignSchema(let detail): "the file is not this app's database (\(detail))"
             case .other: "the operation failed"
             }
         }

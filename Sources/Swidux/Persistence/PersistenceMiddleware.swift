@@ -41,6 +41,11 @@ public final class PersistenceMiddleware<State> {
     /// dispatch-loop warning is logged.
     public var loopWarningThreshold: Int = 10_000
 
+    /// Called on the main actor after a flush that found entities gone from the backend
+    /// (another writer deleted them; see ``WriteResult/vanished``). The store has already
+    /// removed them from its state, without writing back.
+    public var onVanished: (@MainActor (VanishedEntities) -> Void)?
+
     /// Every failed flush attempt, as a stream (for UI banners or tests).
     public let errors: AsyncStream<PersistenceWriteFailure>
     private let errorsContinuation: AsyncStream<PersistenceWriteFailure>.Continuation
@@ -213,5 +218,24 @@ public final class PersistenceMiddleware<State> {
                 throw PersistenceWriteFailure(writer: writerNames, underlying: error, attempt: 0, pendingCount: pending)
             }
         }
+    }
+}
+
+/// Entities a flush expected in the backend and found deleted by another writer.
+public struct VanishedEntities: Sendable, CustomStringConvertible {
+    /// The writer's name (its key path).
+    public let writer: String
+    /// The ids, of the writer's entity id type.
+    public let ids: [any Hashable & Sendable]
+
+    /// Creates a report.
+    public init(writer: String, ids: [any Hashable & Sendable]) {
+        self.writer = writer
+        self.ids = ids
+    }
+
+    /// "2 entities of \\AppState.items were deleted by another writer: […]".
+    public var description: String {
+        "\(ids.count) entities of \(writer) were deleted by another writer: \(ids.map { "\($0)" })"
     }
 }

@@ -35,16 +35,31 @@ public final class StateWriter<State> {
 
     /// The transactional form: `stage` runs inside `backend`'s transaction, together with
     /// every other writer on the same backend, so that one flush is atomic.
-    public init<Entity, Backend: TransactionalWriteBackend>(
+    public convenience init<Entity, Backend: TransactionalWriteBackend>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         backend: Backend,
         stage: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> Void
+    ) {
+        self.init(keyPath: keyPath, backend: backend, apply: { transaction, batch in
+            try stage(transaction, batch)
+            return .none
+        })
+    }
+
+    /// The transactional form that reports back: `apply` runs inside `backend`'s
+    /// transaction and returns the ids that had vanished from the backend (see
+    /// ``WriteResult``); the middleware removes them from the store after the commit.
+    public init<Entity, Backend: TransactionalWriteBackend>(
+        keyPath: WritableKeyPath<State, EntityStore<Entity>>,
+        backend: Backend,
+        apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> WriteResult<Entity.ID>
     ) {
         self.name = "\(keyPath)"
         let group = AtomicGroup(backend: backend)
         self.box = TypedStateWriterBox(keyPath: keyPath, sink: .atomic(group, { batch in
             { (transaction: Any) throws -> Void in
-                try stage(transaction as! Backend.Transaction, batch)
+                // TODO(persistence): carry the result back to the middleware.
+                _ = try apply(transaction as! Backend.Transaction, batch)
             }
         }))
     }

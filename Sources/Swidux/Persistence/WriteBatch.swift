@@ -13,15 +13,48 @@ public struct WriteBatch<Entity: Identifiable & Sendable>: Sendable where Entity
     /// should a stored id be missing from it (never the case for a batch taken from one
     /// drain sequence), that id keeps its relative place after the listed ones.
     public var order: [Entity.ID]?
+    /// The ids among ``writes`` that are **insertions**: entities the store added (new, or
+    /// added again after a deletion) since the backend last saw them. Every other write is
+    /// an **update** of a row the store loaded or wrote before. Delete wins over a stale
+    /// update: a backend that can tell must not re-create the row of an update whose row
+    /// another writer deleted meanwhile; it reports the id in ``WriteResult/vanished``.
+    public var insertions: Set<Entity.ID>
 
-    public init(writes: [Entity] = [], deletions: [Entity.ID] = [], order: [Entity.ID]? = nil) {
+    /// A batch; `insertions` defaults to every id of `writes` (plain upserts).
+    public init(
+        writes: [Entity] = [], deletions: [Entity.ID] = [], order: [Entity.ID]? = nil,
+        insertions: Set<Entity.ID>? = nil
+    ) {
         self.writes = writes
         self.deletions = deletions
         self.order = order
+        self.insertions = insertions ?? Set(writes.map(\.id))
     }
+
+    /// `true` if the write of `id` is an insertion (see ``insertions``).
+    public func isInsertion(_ id: Entity.ID) -> Bool { insertions.contains(id) }
 
     /// `true` when there is nothing to write.
     public var isEmpty: Bool { writes.isEmpty && deletions.isEmpty && order == nil }
+}
+
+/// What a backend reports back after writing a ``WriteBatch``.
+///
+/// ```swift
+/// let result = try table.write(batch, in: db)
+/// result.vanished   // updates refused because another writer deleted the row
+/// ```
+public struct WriteResult<ID: Hashable & Sendable>: Sendable, Equatable {
+    /// Ids the batch expected in the backend that were no longer there: updates that were
+    /// not applied (delete wins over a stale update) and deletions that found no row.
+    /// The ``PersistenceMiddleware`` removes them from the store, without writing back.
+    public var vanished: [ID]
+
+    /// A result.
+    public init(vanished: [ID] = []) { self.vanished = vanished }
+
+    /// Nothing to report.
+    public static var none: WriteResult { WriteResult() }
 }
 
 /// A backend that applies the batches of several writers in **one atomic transaction**
