@@ -28,11 +28,12 @@ struct WriteSemanticsTests {
         var todos = EntityStore<Todo>()
         for id in [1, 2, 3] { todos[id] = Self.todo(id) }
         try await Self.write(todos.drainBatch(), to: database)
-        // Another writer appends a row with plain SQL.
+        // Another writer inserts a row with plain SQL, second in the stored order.
         try await database.writer.write { db in
-            try db.execute(sql: "INSERT INTO todo (id, position, data) VALUES (99, 3, ?)",
+            try db.execute(sql: "INSERT INTO todo (id, position, data) VALUES (99, 1, ?)",
                            arguments: [String(decoding: try JSONEncoder().encode(Self.todo(99, "external")), as: UTF8.self)])
         }
+        #expect(try await Self.storedIDs(database) == [1, 2, 99, 3])
         todos.sort { $0.id > $1.id }
         let batch = todos.drainBatch()
         #expect(batch.order == [3, 2, 1])
