@@ -140,10 +140,24 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// let pool = try DatabasePool(path: path)
     /// let database = try SwiduxDatabase(writer: pool, migrations: .app)
     /// ```
+    ///
+    /// A read-only connection (`configuration.readonly`) is not migrated: if migrations are
+    /// pending this throws ``SwiduxDatabaseError/Cause/needsMigration(pending:)``.
     public convenience init(writer: any DatabaseWriter, migrations: SwiduxMigrations) throws {
         let path = writer.path == ":memory:" || writer.path.isEmpty ? nil : writer.path
+        if writer.configuration.readonly {
+            let pending: [String]
+            do {
+                pending = try writer.read { db in try Self.pendingMigrations(db, migrations: migrations, path: path) }
+            } catch {
+                throw SwiduxDatabaseError.wrapping(error, path: path)
+            }
+            if !pending.isEmpty { throw SwiduxDatabaseError(path: path, cause: .needsMigration(pending: pending)) }
+            self.init(opened: writer, path: path, access: .readOnly)
+            return
+        }
         try Self.migrate(writer, with: migrations, path: path)
-        self.init(opened: writer, path: path, access: writer.configuration.readonly ? .readOnly : .create)
+        self.init(opened: writer, path: path, access: .create)
     }
 
     /// How ``init(path:migrations:configuration:access:)`` may treat the file.

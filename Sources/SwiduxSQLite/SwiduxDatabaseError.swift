@@ -32,7 +32,8 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         /// The database was migrated by a newer version of the app: it records
         /// migrations this app does not know.
         case newerSchema(unknownMigrations: [String])
-        /// The file, or its directory, cannot be written.
+        /// The file, or its directory, cannot be written; or the database was opened
+        /// ``SwiduxDatabase/Access/readOnly`` and a flush tried to write.
         case readOnly
         /// Another connection or process holds a lock on the database and did not
         /// release it within the busy timeout.
@@ -72,7 +73,7 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
             case .corrupt: "the database file is corrupt"
             case .newerSchema(let ids):
                 "the database was migrated by a newer version of the app (unknown migrations: \(ids.joined(separator: ", ")))"
-            case .readOnly: "the database file or its directory is read-only"
+            case .readOnly: "the database is read-only (the file or its directory cannot be written, or it was opened read-only)"
             case .locked: "the database is locked by another connection or process"
             case .cannotOpen: "the database file cannot be opened"
             case .undecodable(let table): "a row of table \"\(table)\" cannot be decoded"

@@ -138,6 +138,26 @@ struct AccessTests {
         #expect(fileBytes(path) == before)
     }
 
+    @Test("Wrapping a read-only GRDB connection: not migrated, pending migrations refused")
+    func readOnlyWriterIsNotMigrated() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        try SwiduxDatabase(path: path, migrations: SwiduxMigrations { m in
+            m.register("v1") { db in
+                try db.createEntityTable(for: Todo.self, named: "todo")
+                try db.createEntityTable(Schema.notes)
+            }
+        }).close()
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        let error = #expect(throws: SwiduxDatabaseError.self) {
+            try SwiduxDatabase(writer: queue, migrations: Schema.migrations)
+        }
+        #expect(error?.cause == .needsMigration(pending: ["v2-folders"]))
+        try queue.close()
+    }
+
     @Test(".readOnly of a file 0444 in a 0555 directory, read by an unprivileged child process (nobody)",
           .enabled(if: UnprivilegedChild.isAvailable, "needs root and setpriv to run a child as nobody"))
     func readOnlyAsNobody() async throws {
@@ -173,7 +193,7 @@ struct AccessTests {
             output: output)
         let writeText = String(decoding: fileBytes(output) ?? Data(), as: UTF8.self)
         #expect(writeStatus == 3, "\(writeText)")
-        #expect(writeText.contains("SQLite database \(path): the database file or its directory is read-only"), "\(writeText)")
+        #expect(writeText.contains("SQLite database \(path): the database is read-only"), "\(writeText)")
         #expect(fileBytes(path) == before)
     }
 
