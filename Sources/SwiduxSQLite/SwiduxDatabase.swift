@@ -16,8 +16,10 @@ import GRDB
 /// ```
 ///
 /// The file is never deleted, truncated or overwritten when it cannot be used: the
-/// initializer throws a ``SwiduxDatabaseError`` naming the path and the cause (not a
-/// database, corrupt, newer schema, read-only, locked).
+/// initializer checks an existing file before writing anything to it and throws a
+/// ``SwiduxDatabaseError`` naming the path and the cause (not a database, corrupt,
+/// another application's, newer schema, read-only, locked). ``Access`` keeps commands
+/// that only read from creating or writing anything.
 ///
 /// ``writer`` is the GRDB escape hatch: any GRDB request or observation works on it.
 public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
