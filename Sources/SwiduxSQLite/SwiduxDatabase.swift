@@ -168,7 +168,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// // A command that only reads: never creates, migrates or writes the file.
     /// let database = try SwiduxDatabase(path: path, migrations: .app, access: .readOnly)
     /// // A command that changes an existing database, but must not create one on a typo.
-    /// let database = try SwiduxDatabase(path: path, migrations: .app, access: .existing)
+    /// let editable = try SwiduxDatabase(path: path, migrations: .app, access: .existing)
     /// ```
     public enum Access: Sendable, Equatable {
         /// Read-write; a missing file is created (its directory must exist). The default.
@@ -486,57 +486,6 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
             throw SwiduxDatabaseError.wrapping(error, path: path)
         }
     }
-}
-
-/// What a database file looks like from outside: to tell whether it changed, and whether
-/// a connection has it open.
-struct FileSnapshot: Equatable {
-    var inode: UInt64?
-    var size: UInt64?
-    var modification: Date?
-    var walSize: UInt64?
-    var rollbackJournal: Bool
-    var isWALMode: Bool
-
-    init(path: String) {
-        let fileManager = FileManager.default
-        let attributes = try? fileManager.attributesOfItem(atPath: path)
-        inode = (attributes?[.systemFileNumber] as? NSNumber)?.uint64Value
-        size = (attributes?[.size] as? NSNumber)?.uint64Value
-        modification = attributes?[.modificationDate] as? Date
-        walSize = ((try? fileManager.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.uint64Value
-        rollbackJournal = fileManager.fileExists(atPath: path + "-journal")
-        var header = [UInt8](repeating: 0, count: 20)
-        if let handle = FileHandle(forReadingAtPath: path) {
-            let data = (try? handle.read(upToCount: 20)) ?? Data()
-            try? handle.close()
-            header = Array(data)
-        }
-        isWALMode = header.count == 20 && header[18] == 2 && header[19] == 2
-    }
-
-    /// A `-wal` or `-journal` exists: a connection may have the database open, or crashed.
-    var hasJournal: Bool { walSize != nil || rollbackJournal }
-}
-
-/// Whether a ``SwiduxDatabase`` was closed.
-final class Lifecycle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var closed = false
-
-    var isClosed: Bool { lock.withLock { closed } }
-
-    /// Marks the database closed; `false` if it already was.
-    func beginClose() -> Bool {
-        lock.withLock {
-            if closed { return false }
-            closed = true
-            return true
-        }
-    }
-
-    /// Closing failed: usable again.
-    func reopen() { lock.withLock { closed = false } }
 }
 
 /// The messages of a failed `PRAGMA quick_check`.
