@@ -143,6 +143,8 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
             case .invalidValue(_, let context): text = codingDetail(context.debugDescription, path: context.codingPath)
             @unknown default: text = "the value cannot be encoded"
             }
+        case let error as CocoaError:
+            text = error.localizedDescription
         case let error as CustomStringConvertible where !(type(of: error) is NSError.Type):
             text = error.description
         default:

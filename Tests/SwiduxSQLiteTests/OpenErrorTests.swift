@@ -265,6 +265,14 @@ struct OpenErrorTests {
     func descriptions() {
         let error = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .newerSchema(unknownMigrations: ["v9"]))
         #expect(error.description == "SQLite database /data/app.sqlite: the database was migrated by a newer version of the app (unknown migrations: v9)")
+        // Foundation errors are told in words, not dumped.
+        let cocoa = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .other,
+                                        underlying: CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: "/data"]))
+        #expect(!cocoa.description.contains("NSCocoaErrorDomain") && !cocoa.description.contains("UserInfo"), "\(cocoa)")
+        #expect(cocoa.description.hasPrefix("SQLite database /data/app.sqlite: the operation failed ("), "\(cocoa)")
+        let ns = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .other,
+                                     underlying: NSError(domain: NSPOSIXErrorDomain, code: 13, userInfo: nil))
+        #expect(!ns.description.contains("UserInfo") && !ns.description.contains("\n"), "\(ns)")
     }
 }
 
