@@ -24,6 +24,12 @@ public struct Effect<Action>: @unchecked Sendable {
         case cancellable(EffectID, cancelInFlight: Bool, Effect<Action>)
         case merge([Effect<Action>])
         case concatenate([Effect<Action>])
+        /// Built by the runner at the moment it starts the effect (a debounce window opens then).
+        case deferred(@Sendable () -> Effect<Action>)
+        /// Runs on the main actor after the store's earlier emissions, unless cancelled first.
+        case emit(@Sendable () -> Void)
+        /// Cancel ids inside are namespaced by this scope (see ``Effect/scoped(_:)``).
+        case scoped(AnyHashable, Effect<Action>)
     }
 
     let operation: Operation
@@ -119,11 +125,17 @@ public struct Effect<Action>: @unchecked Sendable {
     /// Waits `duration` on `clock` before running this effect; starting another effect with
     /// the same `id` within that time cancels this one. Pass a test clock to control time.
     ///
-    /// The wait is measured from the moment the reducer returns the effect (the deadline is
-    /// fixed then), so it does not depend on when the effect's task gets to run.
+    /// The window opens when the store starts the effect (the deadline is fixed then,
+    /// synchronously, so it does not depend on when the effect's task gets to run): an effect
+    /// value kept and returned again waits again, and inside ``concatenate(_:)-swift.type.method``
+    /// the window opens when the previous member finished.
+    ///
+    /// The debounced effect may carry the same id itself ("cancel the stale request, debounce
+    /// the new one"): its `cancelInFlight` does not cancel the debounce it runs in.
     ///
     /// ```swift
-    /// .debounce(id: SearchID(), for: .milliseconds(300), clock: environment.clock)
+    /// return .cancellable(id: SearchID()) { .results(try await api.search(query)) }
+    ///     .debounce(id: SearchID(), for: .milliseconds(300), clock: environment.clock)
     /// ```
     public func debounce(
         id: some Hashable & Sendable,
@@ -131,16 +143,18 @@ public struct Effect<Action>: @unchecked Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) -> Effect {
         let inner = self
-        // The window starts now, when the reducer returns the effect, not when its task starts.
-        let deadline = Deadline(after: duration, on: clock)
-        return Effect(operation: .run(nil, { context in
-            do {
-                try await deadline.sleep()
-            } catch {
-                return
-            }
-            if Task.isCancelled { return }
-            await context.run(inner)
+        return Effect(operation: .deferred({
+            // Evaluated by the runner when it starts this effect: the window opens now.
+            let deadline = Deadline(after: duration, on: clock)
+            return Effect(operation: .run(nil, { context in
+                do {
+                    try await deadline.sleep()
+                } catch {
+                    return
+                }
+                if Task.isCancelled { return }
+                await context.run(inner)
+            }))
         }))
         .cancellable(id: id, cancelInFlight: true)
     }
@@ -183,6 +197,12 @@ public struct Effect<Action>: @unchecked Sendable {
             return Effect<T>(operation: .merge(effects.map { $0.map(transform) }))
         case .concatenate(let effects):
             return Effect<T>(operation: .concatenate(effects.map { $0.map(transform) }))
+        case .deferred(let make):
+            return Effect<T>(operation: .deferred({ make().map(transform) }))
+        case .emit(let deliver):
+            return Effect<T>(operation: .emit(deliver))
+        case .scoped(let scope, let inner):
+            return Effect<T>(operation: .scoped(scope, inner.map(transform)))
         }
     }
 
@@ -191,6 +211,7 @@ public struct Effect<Action>: @unchecked Sendable {
         switch operation {
         case .none: return true
         case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isNone)
+        case .scoped(_, let inner): return inner.isNone
         default: return false
         }
     }
@@ -199,11 +220,16 @@ public struct Effect<Action>: @unchecked Sendable {
 extension Effect {
     /// Emits `event` on `channel` (a one-shot event such as navigation), outside state.
     ///
+    /// The events of one store are emitted in the order the store started their effects
+    /// (dispatch order), each on the main actor after the previous one. An emit whose effect
+    /// was cancelled before its turn (``StoreTask/cancel()``, ``cancel(id:)``, a cancelled
+    /// ``concatenate(_:)-swift.type.method``) emits nothing.
+    ///
     /// ```swift
     /// case .userTapped(let id):
     ///     return .emit(.navigate(id), on: environment.events)
     /// ```
     public static func emit<Event: Sendable>(_ event: Event, on channel: EventChannel<Event>) -> Effect {
-        Effect(operation: .run(nil, { _ in channel.emit(event) }))
+        Effect(operation: .emit({ channel.emit(event) }))
     }
 }

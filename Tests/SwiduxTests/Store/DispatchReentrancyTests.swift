@@ -1,3 +1,4 @@
+import Observation
 import Testing
 @testable import Swidux
 
@@ -12,14 +13,14 @@ final class ReentrantMiddleware: Middleware {
 
     func beforeReduce(state: [Int], action: Int) {
         guard let store else { return }
-        reads.append("before \(action): \(store.state)")
+        if !sendOnEveryAction { reads.append("before \(action): \(store.state)") }
         for next in sendBefore[action] ?? [] { store.send(next) }
         if sendOnEveryAction { store.send(action + 1) }
     }
 
     func afterReduce(state: inout [Int], action: Int) {
         guard let store else { return }
-        reads.append("after \(action): \(store.state)")
+        if !sendOnEveryAction { reads.append("after \(action): \(store.state)") }
         for next in sendAfter[action] ?? [] { store.send(next) }
     }
 }

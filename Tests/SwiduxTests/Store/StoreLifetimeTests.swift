@@ -14,7 +14,12 @@ struct StoreLifetimeTests {
             guard case .child(let name) = action else { return nil }
             state.child.append(name)
             switch name {
-            case "start": return .run { send in await gate.wait(); await send(.child("done")) }
+            case "start":
+                return .run { send in
+                    await gate.wait()
+                    if Task.isCancelled { cancelled.append("start") }
+                    await send(.child("done"))
+                }
             case "sleep":
                 return .run { send in
                     do { try await Task.sleep(for: .seconds(60)) } catch { cancelled.append("sleep") }
@@ -27,8 +32,9 @@ struct StoreLifetimeTests {
 
     @Test func releasingTheRootKeepsTheEffectsOfAScopedStoreInUse() async {
         let gate = Gate()
-        var root: Store<LifetimeState, LifetimeAction>? = makeRoot(gate: gate, cancelled: Recorder())
-        weak var weakRoot = root
+        let cancelled = Recorder<String>()
+        var root: Store<LifetimeState, LifetimeAction>? = makeRoot(gate: gate, cancelled: cancelled)
+        weak let weakRoot = root
         let child = root!.scope(state: \.child, action: LifetimeAction.child)
         let task = child.send("start")
         root = nil
@@ -36,6 +42,7 @@ struct StoreLifetimeTests {
         await gate.open()
         await task.finish()
         #expect(child.state == ["start", "done"])
+        #expect(cancelled.values.isEmpty)
     }
 
     @Test func releasingTheLastStoreCancelsTheEffects() async {
