@@ -12,6 +12,8 @@
 ///
 /// Semantics the store guarantees:
 /// - A cancelled effect delivers **no** further actions, even if its work finishes later.
+/// - Effects live while any store that can receive their actions (the root store or a
+///   scoped store of it) lives; releasing the last one cancels them.
 /// - `CancellationError` is silent; any other error goes to the `catch` handler, else to the
 ///   store's `onUnexpectedError`.
 /// - Effects run off the main actor; `send` hops back to it.
@@ -107,17 +109,37 @@ public struct Effect<Action>: @unchecked Sendable {
     }
 
     /// Sends `action` immediately, after the current reduce, before any other work.
+    ///
+    /// The follow-up belongs to the dispatch that returned it: the ``StoreTask`` of the
+    /// original send also covers the effects the follow-up starts (recursively), so
+    /// `finish()` waits for them and `cancel()` stops them.
+    ///
+    /// ```swift
+    /// case .refreshTapped: return .send(.load)
+    /// ```
     public static func send(_ action: Action) -> Effect {
         Effect(operation: .send(action))
     }
 
-    /// Cancels every in-flight effect marked with `id`; they deliver no further actions.
+    /// Cancels every in-flight effect marked with `id` in the same scope (see
+    /// ``scoped(_:)``; ``GlobalCancelID`` for any scope); they deliver no further actions.
+    ///
+    /// ```swift
+    /// case .stopTimer: return .cancel(id: CancelID.timer)
+    /// ```
     public static func cancel(id: some Hashable & Sendable) -> Effect {
         Effect(operation: .cancel(EffectID(id)))
     }
 
     /// Marks this effect with `id` so that `.cancel(id:)` can stop it. With `cancelInFlight`,
-    /// starting it cancels any effect already running under the same id.
+    /// starting it cancels any effect already running under the same id, except the ones it
+    /// runs inside (a `.debounce(id:)` with the same id). Ids are namespaced by the reducer
+    /// scope the effect starts in (see ``scoped(_:)``).
+    ///
+    /// ```swift
+    /// return .run { send in for await tick in environment.ticks { await send(.tick(tick)) } }
+    ///     .cancellable(id: CancelID.timer)
+    /// ```
     public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
         Effect(operation: .cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
     }
