@@ -56,14 +56,24 @@ final class EffectRunner<Action> {
     }
 
     /// Runs the synchronous part of `effect` now and returns the tasks it spawned.
-    /// `namespace` is the reducer scope the effect was started from (cancel ids resolve in it).
-    private func execute(_ effect: Effect<Action>, in scope: EffectScope, namespace: [AnyHashable]) -> [Task<Void, Never>] {
+    /// - Parameters:
+    ///   - namespace: the reducer scope the effect was started from (cancel ids resolve in it).
+    ///   - later: `true` when an effect's task runs `effect` (a member of `concatenate`, the
+    ///     body of a debounce): its `.send`s are then actions sent later, with their own tasks.
+    private func execute(
+        _ effect: Effect<Action>, in scope: EffectScope, namespace: [AnyHashable], later: Bool = false
+    ) -> [Task<Void, Never>] {
         switch effect.operation {
         case .none:
             return []
         case .send(let action):
             guard !scope.isCancelled else { return [] }
-            // The follow-up's effects run in a child of this scope: the sender's task covers them.
+            if later {
+                _ = dispatch(action, nil)
+                return []
+            }
+            // An immediate follow-up: its effects run in a child of this scope, so that the
+            // sender's task covers them.
             return dispatch(action, scope).task.map { [$0] } ?? []
         case .run(let priority, let body):
             return [spawn(priority: priority, in: scope, namespace: namespace, body)]
@@ -77,7 +87,7 @@ final class EffectRunner<Action> {
             if cancelInFlight { cancel(id: id, sparingAncestorsOf: scope) }
             let child = EffectScope(parent: scope)
             cancellables[id, default: [:]][ObjectIdentifier(child)] = child
-            let tasks = execute(inner, in: child, namespace: namespace)
+            let tasks = execute(inner, in: child, namespace: namespace, later: later)
             if tasks.isEmpty {
                 unregister(child, id: id)
                 return []
@@ -93,7 +103,7 @@ final class EffectRunner<Action> {
             scope.add(watcher, id: watcherID)
             return [watcher]
         case .merge(let effects):
-            return effects.flatMap { execute($0, in: scope, namespace: namespace) }
+            return effects.flatMap { execute($0, in: scope, namespace: namespace, later: later) }
         case .concatenate(let effects):
             let effects = effects.filter { !$0.isNone }
             guard !effects.isEmpty else { return [] }
@@ -104,12 +114,12 @@ final class EffectRunner<Action> {
                 }
             }]
         case .deferred(let make):
-            return execute(make(), in: scope, namespace: namespace)
+            return execute(make(), in: scope, namespace: namespace, later: later)
         case .emit(let deliver):
             guard !scope.isCancelled else { return [] }
             return [emit(deliver, in: scope)]
         case .scoped(let key, let inner):
-            return execute(inner, in: scope, namespace: namespace + [key])
+            return execute(inner, in: scope, namespace: namespace + [key], later: later)
         }
     }
 
@@ -164,7 +174,7 @@ final class EffectRunner<Action> {
             },
             run: { [weak self] effect in
                 guard let self, !scope.isCancelled else { return }
-                await Self.waitAll(self.execute(effect, in: scope, namespace: namespace))
+                await Self.waitAll(self.execute(effect, in: scope, namespace: namespace, later: true))
             },
             isCancelled: { scope.isCancelled }
         )
