@@ -4,9 +4,12 @@ import Testing
 @Suite("EventChannel")
 struct EventChannelTests {
     @Test func negativeBufferSizeIsRejectedWithAMessage() async {
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = EventChannel<Int>(bufferSize: -1)
         }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("EventChannel: bufferSize must be 0 or more"))
+        #expect(message.contains("got -1"))
     }
 
     @Test func zeroBufferSizeKeepsNothingWhileNobodyListens() async {
