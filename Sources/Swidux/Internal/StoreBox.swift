@@ -257,7 +257,12 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         undoStatusChanged()
         notifyObservers()
         isReducing = wasReducing
-        if !wasReducing, depth == 0 { drainQueue() }
+        if !wasReducing, depth == 0 {
+            // As an outermost send: the queued actions' follow-ups nest below it.
+            depth += 1
+            drainQueue()
+            depth -= 1
+        }
     }
 
     func flush() async throws {

@@ -105,4 +105,19 @@ struct DispatchReentrancyTests {
         store.send(5)
         #expect(store.state == [5, 99])
     }
+
+    @Test func anObserverThatSendsDuringUndoIsQueuedAfterIt() {
+        let store = Store(initialState: [Int](), reducer: appender, environment: (),
+                          undo: UndoMiddleware<[Int]>())
+        store.send(5)
+        withObservationTracking {
+            _ = store.state
+        } onChange: {
+            MainActor.assumeIsolated { _ = store.send(1) }   // 1 has the follow-up 2
+        }
+        store.undo()
+        #expect(store.state == [1, 2])
+        store.undo()
+        #expect(store.state == [1])
+    }
 }
