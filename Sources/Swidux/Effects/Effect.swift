@@ -149,7 +149,7 @@ public struct Effect<Action>: @unchecked Sendable {
     ///
     /// The window opens when the store starts the effect (the deadline is fixed then,
     /// synchronously, so it does not depend on when the effect's task gets to run): an effect
-    /// value kept and returned again waits again, and inside ``concatenate(_:)-swift.type.method``
+    /// value kept and returned again waits again, and inside `concatenate`
     /// the window opens when the previous member finished.
     ///
     /// The debounced effect may carry the same id itself ("cancel the stale request, debounce
@@ -245,7 +245,7 @@ extension Effect {
     /// The events of one store are emitted in the order the store started their effects
     /// (dispatch order), each on the main actor after the previous one. An emit whose effect
     /// was cancelled before its turn (``StoreTask/cancel()``, ``cancel(id:)``, a cancelled
-    /// ``concatenate(_:)-swift.type.method``) emits nothing.
+    /// `concatenate`) emits nothing.
     ///
     /// ```swift
     /// case .userTapped(let id):
