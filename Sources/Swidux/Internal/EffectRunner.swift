@@ -12,6 +12,7 @@ final class EffectRunner<Action> {
     private var cancellables: [EffectID: [ObjectIdentifier: EffectScope]] = [:]
     /// The last `.emit` scheduled: the next one waits for it (events in dispatch order).
     private var lastEmission: Task<Void, Never>?
+    private var lastEmissionID: UInt64 = 0
 
     init(
         dispatch: @escaping Dispatch,
@@ -129,12 +130,14 @@ final class EffectRunner<Action> {
         let previous = lastEmission
         let id = registry.makeID()
         let registry = registry
-        let task = Task { @MainActor in
+        let task = Task { @MainActor [weak self] in
             await previous?.value
             if !Task.isCancelled, !scope.isCancelled { deliver() }
             registry.remove(id)
             scope.remove(taskID: id)
+            if self?.lastEmissionID == id { self?.lastEmission = nil }   // the chain is idle
         }
+        lastEmissionID = id
         lastEmission = task
         registry.insert(task, id: id)
         scope.add(task, id: id)
