@@ -53,4 +53,16 @@ struct EmitTests {
         await store.send(3).finish()
         #expect(await events.next() == 3)
     }
+
+    @Test func anEmitPendingWhenTheStoreIsReleasedDeliversNothing() async {
+        let channel = EventChannel<Int>()
+        var events = channel.events.makeAsyncIterator()
+        var store: Store<Int, Int>? = makeStore(channel)
+        store!.send(1)
+        store = nil                     // releasing the last store cancels its effects
+        for _ in 0..<50 { await Task.yield() }
+        channel.emit(2)
+        #expect(await events.next() == 2)
+        _ = store
+    }
 }
