@@ -38,6 +38,7 @@ struct FollowUpReducer: SwiduxReducer {
         let store = TestStore(initialState: 0, reducer: FollowUpReducer(), environment: clock)
         let task = await store.send(.start)
         await store.receive(.tick)
+        await clock.waitForSleepers()          // the timer's task started sleeping
         await clock.advance(by: .seconds(1))
         await task.finish()
         await store.receive(.fired) { $0 = 1 }
