@@ -73,8 +73,11 @@ public protocol TransactionalWriteBackend<Transaction>: AnyObject, Sendable {
 extension WriteBatch: Equatable where Entity: Equatable {}
 
 extension WriteBatch: CustomStringConvertible {
-    /// `WriteBatch(writes: […], deletions: […])`, for logs and test failures.
+    /// `WriteBatch(writes: […], deletions: […])`, for logs and test failures; the order and
+    /// the insertions are shown when present and not the default (every write).
     public var description: String {
-        "WriteBatch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? ""))"
+        let ids = writes.map(\.id)
+        let shownInsertions = insertions == Set(ids) ? "" : ", insertions: \(ids.filter { insertions.contains($0) })"
+        return "WriteBatch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? "")\(shownInsertions))"
     }
 }
