@@ -220,6 +220,23 @@ struct PersistenceHardeningTests {
         #expect(await waitUntil { table.storedIDs == ["a", "b"] })
     }
 
+    @Test func aStoreReleasedWhileAFlushIsInFlightLosesNothing() async throws {
+        let table = PositionTable<Row>()
+        let flush: Task<Void, any Error>
+        do {
+            let persistence = PersistenceMiddleware<RowsState>(writers: [table.writer(\.rows)], clock: SpyClock())
+            let store = Store(initialState: RowsState(), reducer: rowsReducer, environment: (), persistence: persistence)
+            store.send(RowsAction { $0.rows["a"] = row("a") })
+            table.holdNextWrite()
+            flush = Task { try await persistence.flush() }
+            _ = await waitUntil { table.isHolding }
+            store.send(RowsAction { $0.rows["b"] = row("b") })   // pending behind the flush in flight
+        }
+        table.release(failing: true)                               // and the flush in flight fails
+        await #expect(throws: PersistenceWriteFailure.self) { try await flush.value }
+        #expect(await waitUntil { table.storedIDs == ["a", "b"] })
+    }
+
     @Test func aFinalFlushThatFailsIsReportedNotSilent() async {
         let table = PositionTable<Row>()
         let sink = LogSink()
