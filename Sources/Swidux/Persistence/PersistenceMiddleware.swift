@@ -54,6 +54,8 @@ public final class PersistenceMiddleware<State> {
     /// (another writer deleted them; see ``WriteResult/vanished``), once per writer. The
     /// store has already removed them from its state, without writing back (an entity the
     /// store inserted again since stays, and its insertion is written by the next flush).
+    /// With a hand-written store that calls ``afterReduce(state:)`` itself, they leave the
+    /// state at its next ``afterReduce(state:)`` call.
     ///
     /// ```swift
     /// persistence.onVanished = { vanished in

@@ -302,6 +302,21 @@ struct PersistenceHardeningTests {
         #expect(h.table.stored == h.store.rows.values)
     }
 
+    @Test func withoutAStoreVanishedEntitiesLeaveTheStateAtTheNextAfterReduce() async throws {
+        // A hand-written store (seed 002) that calls afterReduce itself.
+        let table = PositionTable<Row>([row("a"), row("b")])
+        let persistence = PersistenceMiddleware<RowsState>(writers: [table.writer(\.rows)], clock: SpyClock())
+        var state = RowsState(rows: EntityStore([row("a"), row("b")]))
+        state.rows.modify("b") { $0.value = 1 }
+        persistence.afterReduce(state: &state)
+        table.deleteExternally(["b"])
+        try await persistence.flush()
+        persistence.afterReduce(state: &state)
+        #expect(state.rows.ids == ["a"])
+        #expect(state.rows.changes.isEmpty)
+        #expect(!persistence.hasPendingWrites)
+    }
+
     @Test func aPendingNewerUpdateOfAVanishedIdIsDropped() async throws {
         let h = RowsHarness(stored: [row("a"), row("b")])
         h.send { $0.rows.modify("b") { $0.value = 1 } }
