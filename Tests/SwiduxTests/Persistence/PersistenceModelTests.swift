@@ -11,21 +11,22 @@ import SwiduxTesting
 /// delete-wins rule, like SQLite) must hold exactly the store's entities, in the store's order
 /// — except rows another writer deleted that the store has not touched since (it cannot know).
 ///
-/// Knobs: `SWIDUX_PERSIST_MODEL_SEEDS` (number of seeds, default 12),
-/// `SWIDUX_PERSIST_MODEL_STEPS` (steps per seed, default 150),
-/// `SWIDUX_PERSIST_MODEL_SEED` (run only this seed, the one a failure prints).
+/// Knobs: `SWIDUX_PERSIST_MODEL_SEEDS` (number of seeds, default 20),
+/// `SWIDUX_PERSIST_MODEL_STEPS` (steps per seed, default 200),
+/// `SWIDUX_PERSIST_MODEL_SEED` (run only this seed, the one a failure prints),
+/// `SWIDUX_PERSIST_MODEL_TRACE` (set: print every operation to standard error).
 /// The bar is `SWIDUX_PERSIST_MODEL_SEEDS=80 SWIDUX_PERSIST_MODEL_STEPS=400`.
 @MainActor
 @Suite("Persistence model", .timeLimit(.minutes(10)))
 struct PersistenceModelTests {
     nonisolated static var steps: Int {
-        ProcessInfo.processInfo.environment["SWIDUX_PERSIST_MODEL_STEPS"].flatMap(Int.init) ?? 150
+        ProcessInfo.processInfo.environment["SWIDUX_PERSIST_MODEL_STEPS"].flatMap(Int.init) ?? 200
     }
 
     nonisolated static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let seed = environment["SWIDUX_PERSIST_MODEL_SEED"].flatMap(UInt64.init) { return [seed] }
-        let count = environment["SWIDUX_PERSIST_MODEL_SEEDS"].flatMap(Int.init) ?? 12
+        let count = environment["SWIDUX_PERSIST_MODEL_SEEDS"].flatMap(Int.init) ?? 20
         return (0..<UInt64(max(count, 0))).map { 0xF1_0000 + $0 }
     }
 
