@@ -302,6 +302,36 @@ struct PersistenceHardeningTests {
         #expect(h.table.stored == h.store.rows.values)
     }
 
+    @Test func aWriterWrittenBeforeAFailingOneSettlesItsVanishedEntities() async throws {
+        struct TwoStores {
+            var rows = EntityStore<Row>()
+            var notes = EntityStore<Note>()
+        }
+        let rowsTable = PositionTable<Row>([row("a"), row("b")])
+        let notesTable = MemoryTable<Note>()
+        let persistence = PersistenceMiddleware<TwoStores>(
+            writers: [rowsTable.writer(\.rows), notesTable.writer(\.notes)], clock: SpyClock())
+        let failures = Recorder<PersistenceWriteFailure>()
+        persistence.onError = { failures.append($0) }
+        let store = Store(
+            initialState: TwoStores(rows: EntityStore([row("a"), row("b")])),
+            reducer: Reduce<TwoStores, Int, Void> { state, action, _ in
+                state.rows.modify("b") { $0.value = action }
+                state.notes[action] = Note(id: action, text: "n", tagID: nil)
+                return nil
+            },
+            environment: (), persistence: persistence)
+        store.send(1)
+        rowsTable.deleteExternally(["b"])
+        notesTable.failNext(1)
+        await #expect(throws: PersistenceWriteFailure.self) { try await store.flush() }
+        #expect(store.rows.ids == ["a"])                  // the first writer's flush settled
+        #expect(failures.values.map(\.pendingCount) == [1])
+        try await store.flush()
+        #expect(notesTable.stored.map(\.id) == [1])
+        #expect(rowsTable.stored == store.rows.values)
+    }
+
     @Test func withoutAStoreVanishedEntitiesLeaveTheStateAtTheNextAfterReduce() async throws {
         // A hand-written store (seed 002) that calls afterReduce itself.
         let table = PositionTable<Row>([row("a"), row("b")])
