@@ -9,7 +9,8 @@ public struct WriteBatch<Entity: Identifiable & Sendable>: Sendable where Entity
     /// Ids to delete.
     public var deletions: [Entity.ID]
     /// The ids of every entity in their current order, present only when the order
-    /// changed (sort, move, restore) since the last flush. A backend stores this order;
+    /// changed (sort, move, restore, or an entity added back while its deletion was still
+    /// waiting or in flight) since the last flush. A backend stores this order;
     /// should a stored id be missing from it (never the case for a batch taken from one
     /// drain sequence), that id keeps its relative place after the listed ones.
     public var order: [Entity.ID]?

@@ -237,6 +237,22 @@ struct PersistenceHardeningTests {
         #expect(await waitUntil { table.storedIDs == ["a", "b"] })
     }
 
+    @Test func aFinalFlushReportsWhatVanished() async {
+        let table = PositionTable<Row>([row("a")])
+        let vanished = Recorder<[String]>()
+        do {
+            let persistence = PersistenceMiddleware<RowsState>(writers: [table.writer(\.rows)], clock: SpyClock())
+            persistence.onVanished = { vanished.append($0.ids.map { "\($0)" }) }
+            let store = Store(initialState: RowsState(rows: EntityStore([row("a")])), reducer: rowsReducer,
+                              environment: (), persistence: persistence)
+            store.send(RowsAction { $0.rows.modify("a") { $0.value = 1 } })
+            store.send(RowsAction { $0.rows["b"] = row("b") })
+            table.deleteExternally(["a"])
+        }
+        #expect(await waitUntil { vanished.values == [["a"]] })
+        #expect(table.storedIDs == ["b"])
+    }
+
     @Test func aFinalFlushThatFailsIsReportedNotSilent() async {
         let table = PositionTable<Row>()
         let sink = LogSink()
