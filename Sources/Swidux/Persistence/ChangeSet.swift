@@ -64,6 +64,11 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// `true` if `id`'s latest record is a deletion.
     public func isDeleted(_ id: ID) -> Bool { deletions[id] != nil }
     /// `true` if `id`'s latest record is an insertion (see ``inserted``).
+    ///
+    /// ```swift
+    /// items[new.id] = new
+    /// items.changes.isInserted(new.id)   // true
+    /// ```
     public func isInserted(_ id: ID) -> Bool { insertions.contains(id) }
 
     /// Records that `id` was written without saying whether it is new: a plain upsert,
