@@ -32,8 +32,9 @@ import Logging
 /// - **Releasing the store loses nothing silently**: changes still pending when the middleware
 ///   is released (with its store), including those waiting for a retry, are written by a
 ///   final flush that outlives it; if that flush fails, the loss is logged (error) and passed
-///   to ``onError``. A process that exits does not wait for it: call ``flush()`` first (see
-///   the Persistence article: background, SIGTERM).
+///   to ``onError``. A process that exits does not wait for it, and it is not ordered with the
+///   flushes of a store opened later on the same backend: call ``flush()`` first (see the
+///   Persistence article: background, SIGTERM).
 @MainActor
 public final class PersistenceMiddleware<State> {
     /// The writers, in flush order.

@@ -34,10 +34,15 @@ final class RowsHarness {
     let failures = Recorder<PersistenceWriteFailure>()
 
     /// `stored` rows are both in the table and hydrated into the store.
-    init(stored: [Row] = [], undo: UndoMiddleware<RowsState>? = nil, logger: Logger = Logger(label: "test")) {
-        table = PositionTable(stored)
+    convenience init(stored: [Row] = [], undo: UndoMiddleware<RowsState>? = nil, logger: Logger = Logger(label: "test")) {
+        self.init(table: PositionTable(stored), undo: undo, logger: logger)
+    }
+
+    /// A store hydrated from `table`'s rows.
+    init(table: PositionTable<Row>, undo: UndoMiddleware<RowsState>? = nil, logger: Logger = Logger(label: "test")) {
+        self.table = table
         persistence = PersistenceMiddleware(writers: [table.writer(\RowsState.rows)], clock: clock, logger: logger)
-        store = Store(initialState: RowsState(rows: EntityStore(stored)), reducer: rowsReducer, environment: (),
+        store = Store(initialState: RowsState(rows: EntityStore(table.stored)), reducer: rowsReducer, environment: (),
                       persistence: persistence, undo: undo)
         persistence.onVanished = { [vanished] in vanished.append($0.ids.map { "\($0)" }) }
         persistence.onError = { [failures] in failures.append($0) }

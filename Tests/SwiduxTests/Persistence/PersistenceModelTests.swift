@@ -55,7 +55,8 @@ struct PersistenceModelTests {
 @MainActor
 final class ModelRunner {
     var rng: SeededRandomNumberGenerator
-    let h: RowsHarness
+    /// Replaced when the store is released and the file reopened.
+    var h: RowsHarness!
     var nextID = 0
     var graveyard: [Row] = []
     var snapshots: [EntityStore<Row>] = []
@@ -162,6 +163,8 @@ final class ModelRunner {
             return await startFlush()
         case 86..<95:
             return await release(failing: chance(35))
+        case 95..<97:
+            return await releaseAndReopen(failingFlight: chance(40))
         default:
             if inFlight == nil, h.persistence.hasPendingWrites, queued == nil {
                 if chance(30) { h.table.failNext(1) }
@@ -184,10 +187,50 @@ final class ModelRunner {
         }
     }
 
+    /// Releases the store at this moment (a flush may be in flight, changes pending or
+    /// waiting for a retry): its final flush must write everything, then a new store
+    /// hydrated from the file continues.
+    private func releaseAndReopen(failingFlight: Bool) async -> String {
+        let table = h.table
+        let expected = h.store.rows.values.filter { !ghosts.contains($0.id) }
+        trace("releasing the store: pending \(h.persistence.hasPendingWrites), flushing \(h.persistence.isFlushing), holding \(table.isHolding)")
+        weak let released = h.persistence
+        let errors = h.persistence.errors
+        let flight = inFlight, queuedFlush = queued
+        inFlight = nil
+        queued = nil
+        h = nil
+        if let flight {
+            table.release(failing: failingFlight)
+            _ = await flight.result
+        }
+        if let queuedFlush { _ = await queuedFlush.result }
+        trace("after flight: last batch \(String(describing: table.batches.last)), attempts \(table.writeAttempts)")
+        // The final flush ends by finishing the error stream: wait for it, not for the file
+        // to look right (it may already, while the final flush is still to come).
+        let gone = await waitUntil(seconds: 2) { released == nil }
+        if gone { for await _ in errors {} }
+        let settled = gone && table.stored == expected
+        trace("settled \(settled): batches \(table.batches.suffix(3)), attempts \(table.writeAttempts)")
+        h = RowsHarness(table: table, undo: UndoMiddleware(maxDepth: 8))
+        ghosts.removeAll()
+        guard settled else {
+            releaseProblem = released != nil
+                ? "the released store's middleware is still alive"
+                : "after release: file \(table.stored.map { "\($0.id)=\($0.value)" }) != released store \(expected.map { "\($0.id)=\($0.value)" })"
+            return "release and reopen (FAILED)"
+        }
+        return flight == nil ? "release and reopen" : "release and reopen with a flush in flight (\(failingFlight ? "failing" : "succeeding"))"
+    }
+
+    /// Set when a release did not end with the file equal to the released store.
+    var releaseProblem: String?
+
     private func startFlush() async -> String {
         if inFlight != nil {
             guard queued == nil else { return "queue flush (skipped)" }
-            queued = Task { try await h.persistence.flush() }
+            let persistence = h.persistence
+            queued = Task { try await persistence.flush() }
             return "queue flush"
         }
         guard h.persistence.hasPendingWrites else { return "hold flush (nothing pending)" }
@@ -213,6 +256,7 @@ final class ModelRunner {
 
     /// Compares when nothing is in flight or pending.
     func checkIfSettled() async -> String? {
+        if let releaseProblem { return releaseProblem }
         guard inFlight == nil, queued == nil, !h.persistence.isFlushing, !h.persistence.hasPendingWrites else { return nil }
         return compare()
     }
