@@ -43,6 +43,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Ids whose latest record is a deletion, in the order they were recorded.
     public var deleted: [ID] { Self.ordered(deletionRecords) }
     /// The ids whose latest record is an upsert, as a set (``upserted`` gives their order).
+    /// Each read builds the set; to test one id, ``isUpserted(_:)`` is O(1).
     ///
     /// ```swift
     /// items[card.id] = card
@@ -64,6 +65,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     }
 
     /// The ids whose latest record is a deletion, as a set (``deleted`` gives their order).
+    /// Each read builds the set; to test one id, ``isDeleted(_:)`` is O(1).
     ///
     /// ```swift
     /// items[card.id] = nil

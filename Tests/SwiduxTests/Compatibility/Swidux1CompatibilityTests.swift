@@ -74,6 +74,11 @@ struct Swidux1CompatibilityTests {
         store[card.id] = nil
         #expect(!store.changes.upserts.contains(card.id))
         #expect(store.changes.deletions == [card.id])
+
+        // Naming the id type picks the generic init, not the deprecated one (no warning).
+        var named = ChangeSet<UUID>()
+        named.recordDeletion(card.id)
+        #expect(named.deletions == store.changes.deletions)
     }
 
     @Test @available(*, deprecated, message: "exercises StateWriter(keyPath:persist:)")
