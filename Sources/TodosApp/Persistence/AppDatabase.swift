@@ -87,10 +87,10 @@ public final class AppDatabase: Sendable {
     ) -> PersistenceMiddleware<AppState> {
         PersistenceMiddleware(
             writers: [
-                database.stateWriter(for: \.lists, table: Self.lists),
-                database.stateWriter(for: \.tags, table: Self.tags),
-                database.stateWriter(for: \.items, table: Self.items),
                 database.stateWriter(for: \.itemTags, table: Self.itemTags),
+                database.stateWriter(for: \.items, table: Self.items),
+                database.stateWriter(for: \.tags, table: Self.tags),
+                database.stateWriter(for: \.lists, table: Self.lists),
             ],
             debounce: debounce,
             clock: clock,
