@@ -55,7 +55,7 @@ import Testing
         backend.failNextWrites(count: 1)
         await store.send(.add(milk)) { $0.todos[milk.id] = milk }
         await withKnownIssue {
-            await store.closePersistenceWindow()
+            await store.closePersistenceWindow(timeout: .milliseconds(100))
         } matching: { issue in
             issue.description.contains("still pending after the persistence window closed")
         }

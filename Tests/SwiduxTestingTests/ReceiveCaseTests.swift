@@ -10,6 +10,7 @@ private enum LoadAction: Sendable {
     case failed(any Error)
     case renamed(String)
     case callback(@Sendable () -> Void)
+    case named(name: String)
 }
 
 private struct LoadState: Equatable {
@@ -29,6 +30,7 @@ private struct LoadReducer: SwiduxReducer {
         case .failed: state.failed = true
         case .renamed(let title): state.title = title
         case .callback: break
+        case .named(let name): state.title = name
         }
         return nil
     }
@@ -85,6 +87,13 @@ private struct LoadReducer: SwiduxReducer {
         let store = TestStore(initialState: LoadState(), reducer: LoadReducer(outcome: .callback({})), environment: ())
         await store.send(.load)
         await store.receive(LoadAction.callback)
+        await store.finish()
+    }
+
+    @Test func aLabelledPayloadIsMatched() async {
+        let store = TestStore(initialState: LoadState(), reducer: LoadReducer(outcome: .named(name: "Shop")), environment: ())
+        await store.send(.load)
+        await store.receive(LoadAction.named, "Shop") { $0.title = "Shop" }
         await store.finish()
     }
 }
