@@ -81,10 +81,10 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
         box.dispatch(action)
     }
 
-    /// A store for a child feature: reads `state` of this store and sends through `action`.
+    /// A store for a child feature: reads `state` of this store and sends through `embed`.
     ///
     /// ```swift
-    /// CounterView(store: store.scope(state: \.counter, action: AppAction.counter))
+    /// CounterView(store: store.scope(state: \.counter, embed: AppAction.counter))
     /// ```
     ///
     /// Lifetime: effects live while any store that can receive their actions lives. A scoped
@@ -92,14 +92,23 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     /// last store (the root or any scoped store of it) is released.
     ///
     /// Compose the child's reducer at the same key path with
-    /// ``SwiduxReducer/lifted(state:action:embed:environment:)``: its cancel ids are then
+    /// ``SwiduxReducer/lifted(state:extract:embed:environment:)``: its cancel ids are then
     /// namespaced by that path, so two instances of one feature do not cancel each other's
     /// effects (see ``Effect/scoped(_:)``).
     public func scope<ChildState, ChildAction>(
         state: KeyPath<State, ChildState>,
+        embed: @escaping (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
+        Store<ChildState, ChildAction>(box: ScopedBox(parent: box, path: state, embed: embed))
+    }
+
+    /// The former spelling of ``scope(state:embed:)``.
+    @available(*, deprecated, renamed: "scope(state:embed:)")
+    public func scope<ChildState, ChildAction>(
+        state: KeyPath<State, ChildState>,
         action: @escaping (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
-        Store<ChildState, ChildAction>(box: ScopedBox(parent: box, path: state, embed: action))
+        scope(state: state, embed: action)
     }
 
     /// `true` when ``undo()`` would change the state. Observable.
