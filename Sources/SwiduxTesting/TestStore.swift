@@ -27,7 +27,7 @@ import IssueReporting
 ///   state against the closure's expectation: the state as of the previous step, mutated
 ///   by the closure, must equal the actual state. A mismatch fails the test at the
 ///   caller's line with a diff (`−` expected, `+` actual).
-/// - ``receive(_:timeout:assert:fileID:filePath:line:column:)`` waits for the next action
+/// - `receive(_:timeout:assert:)` waits for the next action
 ///   produced by an effect, checks it, and checks the state change it made.
 /// - ``finish(timeout:fileID:filePath:line:column:)`` waits for effects to finish and fails
 ///   if some are still running or if received actions were not asserted. The same check
@@ -40,7 +40,7 @@ import IssueReporting
 ///
 /// Time: put a `TestClock` in the environment (and in ``PersistenceMiddleware``) and drive
 /// it with `await clock.advance(by:)`; the test store never sleeps for effects' time.
-/// Only ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and ``finish(timeout:fileID:filePath:line:column:)``
+/// Only `receive(_:timeout:assert:)` and ``finish(timeout:fileID:filePath:line:column:)``
 /// wait in real time, and only until the effects' actions arrive (at most ``timeout``).
 @MainActor
 public final class TestStore<State: Equatable, Action> {
@@ -78,15 +78,20 @@ public final class TestStore<State: Equatable, Action> {
     /// ```
     ///
     /// - Parameters:
+    ///   - initialState: the state the test starts from; every assertion is relative to it.
+    ///   - reducer: the reducer under test.
+    ///   - environment: its dependencies (inject test clocks and fakes here).
     ///   - middleware: hooks around every reduce, as in ``Store``. A state change a hook makes
     ///     in `afterReduce` is part of the step: `send`'s expectation must include it.
     ///   - persistence: persistence middleware to run after every reduce, as in the app.
     ///   - undo: enables ``undo(assert:fileID:filePath:line:column:)`` and
-    ///     ``redo(assert:fileID:filePath:line:column:)``; `undoPolicy` classifies actions as
-    ///     in ``Store``.
+    ///     ``redo(assert:fileID:filePath:line:column:)``.
+    ///   - undoPolicy: classifies each action for undo (default: as ``Store`` does).
     ///   - timeout: the default of ``timeout``.
-    ///   - fileID: where failures found when the test store is deinitialized are reported
-    ///     (with `filePath`, `line`, `column`).
+    ///   - fileID: where failures found when the test store is deinitialized are reported.
+    ///   - filePath: the file of that report.
+    ///   - line: the line of that report.
+    ///   - column: the column of that report.
     public init<R: SwiduxReducer>(
         initialState: State,
         reducer: R,

@@ -32,10 +32,15 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     /// Creates a store.
     ///
     /// - Parameters:
+    ///   - initialState: the state the store starts with (hydrated entity stores record nothing).
+    ///   - reducer: the root reducer; it runs on the main actor for every action.
+    ///   - environment: the dependencies handed to the reducer (services, clocks, ids).
     ///   - middleware: hooks around every reduce, in order (e.g. ``LoggingMiddleware``).
     ///   - persistence: drains ``EntityStore`` change logs after every reduce and persists them.
-    ///   - undo: enables ``undo()`` / ``redo()``; actions are classified by `undoPolicy`
-    ///     (default: the action's ``UndoableAction/undoPolicy``, else `.record`).
+    ///   - undo: enables ``undo()`` / ``redo()``.
+    ///   - undoPolicy: classifies each action for undo (default: the action's
+    ///     ``UndoableAction/undoPolicy``, else `.record`).
+    ///   - logger: where the store logs dispatch-loop warnings and unhandled effect errors.
     ///   - onUnexpectedError: receives errors thrown by effects that have no `catch` handler
     ///     (default: logged). `CancellationError` never reaches it.
     public init<R: SwiduxReducer>(
