@@ -99,15 +99,25 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
             self.init(opened: try Self.openReadOnly(path: path, configuration: configuration), path: path, access: access)
             return
         }
-        let pool: DatabasePool
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            // GRDB's WAL set-up switches the writer to `synchronous = NORMAL`: restore FULL,
-            // so that a flush that returned survives a power loss.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        } catch {
-            throw SwiduxDatabaseError.wrapping(error, path: path)
+        var opened: DatabasePool?
+        var attempt = 0
+        while opened == nil {
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                // GRDB's WAL set-up switches the writer to `synchronous = NORMAL`: restore FULL,
+                // so that a flush that returned survives a power loss.
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                opened = pool
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 100 {
+                // Processes switching a new file to WAL at once: SQLite refuses one of them at
+                // once (a deadlock the busy timeout cannot resolve). Try again shortly.
+                attempt += 1
+                usleep(UInt32.random(in: 5_000...25_000))
+            } catch {
+                throw SwiduxDatabaseError.wrapping(error, path: path)
+            }
         }
+        let pool = opened!
         do {
             try Self.migrate(pool, with: migrations, path: path)
         } catch {
