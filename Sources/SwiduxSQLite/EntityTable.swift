@@ -29,7 +29,7 @@ import GRDB
 /// is rewritten, rows written by someone else staying after the store's.
 ///
 /// Delete wins over a stale update: an update whose row another writer deleted is not
-/// re-inserted but reported in ``WriteResult/vanished`` (see ``write(_:in:)``).
+/// re-inserted but reported in `WriteResult.vanished` (see ``write(_:in:)``).
 public struct EntityTable<Entity: Identifiable & Equatable & Sendable>: Sendable
 where Entity.ID: DatabaseValueConvertible & Sendable {
     /// The table's name.
@@ -184,13 +184,13 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
     /// Applies one flush's batch and reports the rows that were gone.
     ///
     /// 1. **Deletions**, one cached `DELETE` statement; an id that deletes no row is
-    ///    reported in ``WriteResult/vanished`` (another writer deleted it first).
+    ///    reported in `WriteResult.vanished` (another writer deleted it first).
     /// 2. **Writes**, one cached statement per row. An *insertion*
-    ///    (``WriteBatch/insertions``) is an `INSERT … ON CONFLICT(id) DO UPDATE`, a new row
+    ///    (`WriteBatch.insertions`) is an `INSERT … ON CONFLICT(id) DO UPDATE`, a new row
     ///    appended after the largest position. Any other write is an *update*:
     ///    `UPDATE … WHERE id = ?`, the row keeping its position; if no row has the id —
     ///    another writer deleted it since the store loaded it — nothing is written and the
-    ///    id is reported in ``WriteResult/vanished``: **delete wins over a stale update**.
+    ///    id is reported in `WriteResult.vanished`: **delete wins over a stale update**.
     /// 3. **Order**, if the batch carries one: the listed rows take the listed order;
     ///    stored rows the order does not list (written by someone else) keep their
     ///    relative order after the listed ones.
