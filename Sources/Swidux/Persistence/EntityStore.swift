@@ -34,7 +34,11 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
 
     @usableFromInline var storage: Storage
     @usableFromInline var _changes = ChangeSet<ID>()
-    @usableFromInline var _changeFingerprint = ChangeFingerprint.next()
+    @usableFromInline var _changeFingerprint = ChangeFingerprint.next() {
+        didSet { _observationLog.didChange(from: oldValue, to: _changeFingerprint) }
+    }
+    /// Which ids each change touched, for observing stores (see EntityStore+Observation).
+    @usableFromInline var _observationLog = EntityObservationLog<ID>()
 
     /// What changed since the last drain.
     ///
@@ -145,9 +149,11 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     guard storage.slots[slot] != newValue else { return }
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
+                    _observationLog.record(id)
                 } else {
                     makeUnique()
                     storage.append(newValue)
+                    _observationLog.record(id, membership: true)
                 }
                 _changes.recordUpsert(id)
             } else {
@@ -155,6 +161,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 makeUnique()
                 storage.remove(id)
                 _changes.recordDeletion(id)
+                _observationLog.record(id, membership: true)
             }
             _changeFingerprint = .next()
         }
@@ -184,6 +191,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         makeUnique()
         storage.replace(inSlot: slot, with: value)
         _changes.recordUpsert(id)
+        _observationLog.record(id)
         _changeFingerprint = .next()
         return true
     }
@@ -205,6 +213,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         guard !hasOrder(of: sorted) else { return }
         storage = Storage(uniqueEntities: sorted)
         _changes.recordReorder()
+        _observationLog.recordMembership()
         _changeFingerprint = .next()
     }
 
@@ -232,6 +241,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             return
         }
         makeUnique()
+        for slot in doomed { _observationLog.record(storage.entity(inSlot: slot).id, membership: true) }
         for slot in doomed {
             _changes.recordDeletion(storage.tombstone(slot: slot))
         }
@@ -298,6 +308,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             storage.index[entity.id] = low + offset
         }
         _changes.recordReorder()
+        _observationLog.recordMembership()
         _changeFingerprint = .next()
     }
 
@@ -343,6 +354,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         makeUnique()
         for replacement in replacements { storage.replace(inSlot: replacement.slot, with: replacement.entity) }
         for entity in additions { storage.append(entity) }
+        for replacement in replacements { _observationLog.record(replacement.entity.id) }
+        for entity in additions { _observationLog.record(entity.id, membership: true) }
         _changeFingerprint = .next()
     }
 

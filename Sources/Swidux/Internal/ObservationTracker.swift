@@ -1,0 +1,314 @@
+import Observation
+
+/// The observation bookkeeping of a root store: which reads are armed, and which of them a
+/// state change must notify.
+///
+/// - A read of a key path (`store.ui`, `store[dynamicMember: \.rows[3]]`, scoped reads) arms
+///   a *slice entry* holding a typed change test. After each dispatch the armed entries are
+///   compared; one that changed is notified and **disarmed**: like Observation's own
+///   `withObservationTracking`, it is armed again only by a new read. Disarmed entries cost
+///   nothing per dispatch, and they are swept away when they outnumber the armed ones.
+/// - Reads of an ``EntityStore`` slice through ``ObservedEntities`` arm *row entries*
+///   (`store.items[id]`) and a *membership entry* (`ids`, `count`, `isEmpty`,
+///   `contains`). They are found through the entity store's observation log (the ids a
+///   dispatch changed), not by comparison: the cost per dispatch is O(changed ids), whatever
+///   the number of rows read. A row entry that fired is removed.
+@MainActor
+final class ObservationTracker<State>: Observable {
+    /// A registrar key: one per armed entry.
+    typealias Key = KeyPath<ObservationTracker<State>, Int>
+
+    let registrar = ObservationRegistrar()
+    /// Reads the root store's current state; `nil` once the store is gone.
+    var currentState: @MainActor () -> State? = { nil }
+
+    init() {}
+
+    // MARK: Registrar keys
+
+    /// The member behind the registrar keys `\.[entry: n]`.
+    nonisolated subscript(entry token: Int) -> Int { token }
+
+    private var nextToken = 0
+    /// Keys of entries that fired and were removed; after `willSet`, no observer is left on them.
+    private var freeKeys: [Key] = []
+
+    func makeKey() -> Key {
+        if let key = freeKeys.popLast() { return key }
+        nextToken += 1
+        return \ObservationTracker<State>.[entry: nextToken]
+    }
+
+    // MARK: Slices read by key path
+
+    /// A key path read by an observer, with its typed change test.
+    class Slice {
+        let key: Key
+        var armed = false
+        init(key: Key) { self.key = key }
+        /// `true` if the value changed since the last call or `rebase`.
+        func changed(_ state: State) -> Bool { fatalError("abstract") }
+        /// Remembers the current value (the reader just saw it).
+        func rebase(_ state: State) { fatalError("abstract") }
+        /// Forgets the remembered value (disarmed).
+        func forget() {}
+    }
+
+    final class FingerprintSlice<Value: ChangeFingerprinting>: Slice {
+        let path: KeyPath<State, Value>
+        var last: ChangeFingerprint?
+        init(key: Key, path: KeyPath<State, Value>) { self.path = path; super.init(key: key) }
+        override func changed(_ state: State) -> Bool {
+            let now = state[keyPath: path].changeFingerprint
+            if now == last { return false }
+            last = now
+            return true
+        }
+        override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
+    }
+
+    final class EquatableSlice<Value: Equatable>: Slice {
+        let path: KeyPath<State, Value>
+        var last: Value?
+        init(key: Key, path: KeyPath<State, Value>) { self.path = path; super.init(key: key) }
+        override func changed(_ state: State) -> Bool {
+            let now = state[keyPath: path]
+            if let last, last == now { return false }
+            last = now
+            return true
+        }
+        override func rebase(_ state: State) { last = state[keyPath: path] }
+        override func forget() { last = nil }
+    }
+
+    /// Any other value: compared structurally (see ``ChangeDetector``).
+    final class StructuralSlice<Value>: Slice {
+        let path: KeyPath<State, Value>
+        var tracked: TrackedValue<State>?
+        init(key: Key, path: KeyPath<State, Value>) { self.path = path; super.init(key: key) }
+        override func changed(_ state: State) -> Bool {
+            guard var tracked else { return true }
+            let changed = tracked.update(from: state)
+            self.tracked = tracked
+            return changed
+        }
+        override func rebase(_ state: State) {
+            let path = self.path
+            tracked = TrackedValue(root: state, read: { $0[keyPath: path] })
+        }
+        override func forget() { tracked = nil }
+    }
+
+    private var slices: [AnyKeyPath: Slice] = [:]
+    private var armedSlices: [Slice] = []
+
+    /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
+    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: State) {
+        let slice: Slice
+        if let found = slices[keyPath] {
+            slice = found
+        } else {
+            if slices.count >= 1_024, slices.count >= 2 * armedSlices.count { sweepDisarmedSlices() }
+            slice = makeSlice(keyPath, state)
+            slices[keyPath] = slice
+        }
+        if !slice.armed {
+            slice.rebase(state)
+            slice.armed = true
+            armedSlices.append(slice)
+        }
+        registrar.access(self, keyPath: slice.key)
+    }
+
+    private func makeSlice<Value>(_ keyPath: KeyPath<State, Value>, _ state: State) -> Slice {
+        let key = makeKey()
+        switch ChangeDetector.strategy(for: state[keyPath: keyPath]) {
+        case .fingerprint:
+            if let type = Value.self as? any ChangeFingerprinting.Type {
+                func typed<F: ChangeFingerprinting>(_: F.Type) -> Slice {
+                    FingerprintSlice(key: key, path: keyPath as! KeyPath<State, F>)
+                }
+                return typed(type)
+            }
+        case .equatable:
+            if let type = Value.self as? any Equatable.Type {
+                func typed<E: Equatable>(_: E.Type) -> Slice {
+                    EquatableSlice(key: key, path: keyPath as! KeyPath<State, E>)
+                }
+                return typed(type)
+            }
+        case .identity, .fields, .opaque:
+            break
+        }
+        return StructuralSlice(key: key, path: keyPath)
+    }
+
+    /// Drops the entries of key paths not read since they fired; amortized O(1) per new entry.
+    private func sweepDisarmedSlices() {
+        for (path, slice) in slices where !slice.armed {
+            slices[path] = nil
+            freeKeys.append(slice.key)
+        }
+    }
+
+    // MARK: Entity store slices
+
+    private var entitySlices: [AnyKeyPath: any TrackedEntitySliceProtocol<State>] = [:]
+    private var entitySliceList: [any TrackedEntitySliceProtocol<State>] = []
+
+    /// The observer of reads of the entity store at `keyPath` (created on first use).
+    func entitySlice<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>, in state: State) -> TrackedEntitySlice<State, Entity> {
+        if let found = entitySlices[keyPath] { return found as! TrackedEntitySlice<State, Entity> }
+        let slice = TrackedEntitySlice(tracker: self, path: keyPath, seen: state[keyPath: keyPath].changeFingerprint)
+        entitySlices[keyPath] = slice
+        entitySliceList.append(slice)
+        return slice
+    }
+
+    // MARK: Notification
+
+    /// `true` when a dispatch has anything to check.
+    var isTracking: Bool { !armedSlices.isEmpty || !entitySliceList.isEmpty }
+
+    /// The entries to notify after a change of the state; disarms them. Empties the entity
+    /// stores' observation logs (hence `inout`; nothing else is written).
+    func collect(_ state: inout State) -> Fired {
+        var fired = Fired()
+        if !armedSlices.isEmpty {
+            for slice in armedSlices where slice.changed(state) {
+                slice.armed = false
+                slice.forget()
+                fired.slices.append(slice.key)
+            }
+            if !fired.slices.isEmpty { armedSlices.removeAll { !$0.armed } }
+        }
+        for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
+        return fired
+    }
+
+    /// What ``collect(_:)`` found.
+    struct Fired {
+        var slices: [Key] = []
+        var entities: [Key] = []
+        var isEmpty: Bool { slices.isEmpty && entities.isEmpty }
+    }
+
+    /// Notifies the observers of `fired` (they may read and re-arm from their `onChange`).
+    func notify(_ fired: Fired) {
+        guard !fired.isEmpty else { return }
+        for key in fired.slices {
+            registrar.willSet(self, keyPath: key)
+            registrar.didSet(self, keyPath: key)
+        }
+        for key in fired.entities {
+            registrar.willSet(self, keyPath: key)
+            registrar.didSet(self, keyPath: key)
+        }
+        freeKeys.append(contentsOf: fired.entities)
+    }
+
+    /// The number of armed entries (slices, rows, memberships). For tests.
+    var trackedEntryCount: Int {
+        armedSlices.count + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
+    }
+}
+
+/// What the tracker needs of an entity slice, whatever its entity type.
+@MainActor
+protocol TrackedEntitySliceProtocol<State>: AnyObject {
+    associatedtype State
+    func collect(_ state: inout State, into fired: inout [ObservationTracker<State>.Key])
+    var trackedEntryCount: Int { get }
+}
+
+/// Receives the reads made through an ``ObservedEntities`` view.
+@MainActor
+class EntityReadObserver<Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
+    /// A read of the entity with `id` (present or not).
+    func row(_ id: Entity.ID) {}
+    /// A read of membership and order (ids, count, emptiness, presence).
+    func membership() {}
+    /// A read of the whole slice.
+    func whole() {}
+}
+
+/// The row and membership entries of one entity store slice of the state.
+final class TrackedEntitySlice<State, Entity: Identifiable & Equatable & Sendable>: EntityReadObserver<Entity>, TrackedEntitySliceProtocol
+where Entity.ID: Sendable {
+    typealias Key = ObservationTracker<State>.Key
+
+    private weak var tracker: ObservationTracker<State>?
+    let path: KeyPath<State, EntityStore<Entity>>
+    /// Where the log is emptied after each dispatch (`nil` for a read-only path: the log
+    /// is then only trimmed by its own bound).
+    private let writable: WritableKeyPath<State, EntityStore<Entity>>?
+    /// The fingerprint after the last dispatch.
+    private var seen: ChangeFingerprint
+    private var rows: [Entity.ID: Key] = [:]
+    private var membershipKey: Key?
+
+    init(tracker: ObservationTracker<State>, path: KeyPath<State, EntityStore<Entity>>, seen: ChangeFingerprint) {
+        self.tracker = tracker
+        self.path = path
+        self.writable = path as? WritableKeyPath<State, EntityStore<Entity>>
+        self.seen = seen
+    }
+
+    override func row(_ id: Entity.ID) {
+        guard let tracker else { return }
+        let key: Key
+        if let armed = rows[id] {
+            key = armed
+        } else {
+            key = tracker.makeKey()
+            rows[id] = key
+        }
+        tracker.registrar.access(tracker, keyPath: key)
+    }
+
+    override func membership() {
+        guard let tracker else { return }
+        let key: Key
+        if let armed = membershipKey {
+            key = armed
+        } else {
+            key = tracker.makeKey()
+            membershipKey = key
+        }
+        tracker.registrar.access(tracker, keyPath: key)
+    }
+
+    override func whole() {
+        guard let tracker, let state = tracker.currentState() else { return }
+        tracker.track(path, in: state)
+    }
+
+    func collect(_ state: inout State, into fired: inout [Key]) {
+        let now = state[keyPath: path].changeFingerprint
+        guard now != seen else { return }
+        if !rows.isEmpty || membershipKey != nil {
+            if let changes = state[keyPath: path]._observationChanges.changes(since: seen, current: now) {
+                if changes.membership, let key = membershipKey {
+                    fired.append(key)
+                    membershipKey = nil
+                }
+                if !rows.isEmpty {
+                    for id in changes.ids {
+                        if let key = rows.removeValue(forKey: id) { fired.append(key) }
+                    }
+                }
+            } else {
+                // The log cannot tell (a replaced or restored store, a bulk change): notify
+                // every reader of this slice rather than miss one.
+                if let key = membershipKey { fired.append(key) }
+                membershipKey = nil
+                fired.append(contentsOf: rows.values)
+                rows.removeAll()
+            }
+        }
+        seen = now
+        if let writable { state[keyPath: writable]._resetObservationLog() }
+    }
+
+    var trackedEntryCount: Int { rows.count + (membershipKey == nil ? 0 : 1) }
+}
