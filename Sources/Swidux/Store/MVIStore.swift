@@ -12,7 +12,9 @@ import Observation
 /// store.send(.incrementTapped)
 /// ```
 ///
-/// `state` is observable; observers are notified only when it changed.
+/// `state` is observable; observers are notified only when it changed. A state that is not
+/// `Equatable` is compared structurally (fields, elements, optionals and enum cases down to
+/// `Equatable` leaves, class instances by identity); only closures count as changed.
 @MainActor
 public final class MVIStore<State, Intent, Action>: Observable {
     private var _state: State
