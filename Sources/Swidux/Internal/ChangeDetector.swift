@@ -51,7 +51,7 @@ enum ChangeDetector {
         }
     }
 
-    private static func containsFingerprinted(_ value: Any, depth: Int) -> Bool {
+    static func containsFingerprinted(_ value: Any, depth: Int = 0) -> Bool {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .struct || mirror.displayStyle == .tuple else { return false }
         for child in mirror.children {

@@ -45,6 +45,8 @@ final class ObservationTracker<State>: Observable {
     class Slice {
         let key: Key
         var armed = false
+        /// The group of the state's stored property the key path starts with, if known.
+        var group: SliceGroup?
         init(key: Key) { self.key = key }
         /// `true` if the value changed since the last call or `rebase`.
         func changed(_ state: State) -> Bool { fatalError("abstract") }
@@ -100,7 +102,115 @@ final class ObservationTracker<State>: Observable {
     }
 
     private var slices: [AnyKeyPath: Slice] = [:]
+    /// Armed slices whose key path does not start with a known stored property.
     private var armedSlices: [Slice] = []
+
+    /// Armed slices grouped by the stored property of the state their key path starts with
+    /// (`\.rows[3].title` → `rows`). When many slices are armed, a dispatch first checks
+    /// which of these properties changed (O(1) each: fingerprint or bitwise identity with
+    /// the value kept from the previous dispatch) and compares only the slices under those:
+    /// a thousand rows read through `scope(state: \.rows[i], …)` cost nothing to a dispatch
+    /// that changes `ui`.
+    final class SliceGroup {
+        enum Kind { case fingerprint, structural, identical }
+        let field: Int
+        let kind: Kind
+        var armed: [Slice] = []
+        /// What the property was after the previous dispatch (`nil`: unknown).
+        private var snapshot: Any?
+
+        init(field: Int, kind: Kind) {
+            self.field = field
+            self.kind = kind
+        }
+
+        /// `true` if `value` is provably what it was after the previous dispatch; remembers it.
+        func isUnchanged(_ value: Any) -> Bool {
+            let unchanged: Bool
+            switch kind {
+            case .fingerprint:
+                let now = (value as? any ChangeFingerprinting)?.changeFingerprint
+                unchanged = now != nil && (snapshot as? ChangeFingerprint) == now
+                snapshot = now
+            case .structural:
+                if let old = snapshot as? ChangeDetector.Snapshot {
+                    unchanged = !ChangeDetector.hasChanged(old, to: value)
+                } else {
+                    unchanged = false
+                }
+                snapshot = ChangeDetector.snapshot(value, strategy: ChangeDetector.strategy(for: value))
+            case .identical:
+                // The kept copy holds the old value's buffers: a mutation in place would have
+                // copied them, so equal bits mean the same contents (class instances: the same
+                // object). Different bits prove nothing: the slices are then compared.
+                unchanged = snapshot.map { SliceGroup.sameBits($0, value) } ?? false
+                snapshot = value
+            }
+            return unchanged
+        }
+
+        func forgetSnapshot() { snapshot = nil }
+
+        static func sameBits(_ old: Any, _ new: Any) -> Bool {
+            func open<T>(_ old: T) -> Bool {
+                guard let new = new as? T else { return false }
+                return withUnsafeBytes(of: old) { a in withUnsafeBytes(of: new) { b in a.elementsEqual(b) } }
+            }
+            return open(old)
+        }
+    }
+
+    /// Gate the groups from this many armed grouped slices on (below it, comparing is cheaper).
+    static var gateThreshold: Int { 32 }
+    private var groups: [Int: SliceGroup] = [:]
+    private var groupList: [SliceGroup] = []
+    private var groupedArmedCount = 0
+    /// The labels of the state's stored properties (`nil` until needed; empty if the state
+    /// is not a struct).
+    private var fieldLabels: [String]?
+    /// Change tests run by the last dispatch (tests check that dispatch cost does not grow).
+    private(set) var lastComparisonCount = 0
+
+    /// The group of the stored property `keyPath` starts with, if it can be told.
+    private func group<Value>(for keyPath: KeyPath<State, Value>, _ state: State) -> SliceGroup? {
+        if fieldLabels == nil {
+            let mirror = Mirror(reflecting: state)
+            fieldLabels = mirror.displayStyle == .struct ? mirror.children.map { $0.label ?? "" } : []
+        }
+        guard let labels = fieldLabels, !labels.isEmpty else { return nil }
+        // `\State.rows.<computed …>.title`: the first component names the stored property
+        // (computed properties and subscripts print as `<computed …>`: not grouped).
+        let text = keyPath.debugDescription
+        var rest: Substring?
+        for name in [String(describing: State.self), _typeName(State.self, qualified: false), _typeName(State.self, qualified: true)] {
+            let prefix = "\\" + name + "."
+            if text.hasPrefix(prefix) {
+                rest = text.dropFirst(prefix.count)
+                break
+            }
+        }
+        guard let rest else { return nil }
+        let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard !name.isEmpty else { return nil }
+        let after = rest.dropFirst(name.count).first
+        guard after == nil || after == "." || after == "?" || after == "!" else { return nil }
+        guard let field = labels.firstIndex(of: String(name)) else { return nil }
+        if let group = groups[field] { return group }
+        let value = Mirror(reflecting: state).children.dropFirst(field).first?.value
+        guard let value else { return nil }
+        let kind: SliceGroup.Kind
+        if value is any ChangeFingerprinting {
+            kind = .fingerprint
+        } else if ChangeDetector.containsFingerprinted(value) {
+            kind = .structural   // keeping a copy would make each write copy its entity stores
+        } else {
+            kind = .identical
+        }
+        let group = SliceGroup(field: field, kind: kind)
+        groups[field] = group
+        groupList.append(group)
+        return group
+    }
 
     /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
     func track<Value>(_ keyPath: KeyPath<State, Value>, in state: State) {
@@ -108,14 +218,20 @@ final class ObservationTracker<State>: Observable {
         if let found = slices[keyPath] {
             slice = found
         } else {
-            if slices.count >= 1_024, slices.count >= 2 * armedSlices.count { sweepDisarmedSlices() }
+            if slices.count >= 1_024, slices.count >= 2 * (armedSlices.count + groupedArmedCount) { sweepDisarmedSlices() }
             slice = makeSlice(keyPath, state)
+            slice.group = group(for: keyPath, state)
             slices[keyPath] = slice
         }
         if !slice.armed {
             slice.rebase(state)
             slice.armed = true
-            armedSlices.append(slice)
+            if let group = slice.group {
+                group.armed.append(slice)
+                groupedArmedCount += 1
+            } else {
+                armedSlices.append(slice)
+            }
         }
         registrar.access(self, keyPath: slice.key)
     }
@@ -168,12 +284,13 @@ final class ObservationTracker<State>: Observable {
     // MARK: Notification
 
     /// `true` when a dispatch has anything to check.
-    var isTracking: Bool { !armedSlices.isEmpty || !entitySliceList.isEmpty }
+    var isTracking: Bool { !armedSlices.isEmpty || groupedArmedCount > 0 || !entitySliceList.isEmpty }
 
     /// The entries to notify after a change of the state; disarms them. Empties the entity
     /// stores' observation logs (hence `inout`; nothing else is written).
     func collect(_ state: inout State) -> Fired {
         var fired = Fired()
+        var comparisons = armedSlices.count
         if !armedSlices.isEmpty {
             for slice in armedSlices where slice.changed(state) {
                 slice.armed = false
@@ -182,6 +299,34 @@ final class ObservationTracker<State>: Observable {
             }
             if !fired.slices.isEmpty { armedSlices.removeAll { !$0.armed } }
         }
+        if groupedArmedCount > 0 || !groupList.isEmpty {
+            let fields: [Any]? = groupedArmedCount >= Self.gateThreshold
+                ? Mirror(reflecting: state).children.map { $0.value } : nil
+            for group in groupList {
+                guard !group.armed.isEmpty else {
+                    group.forgetSnapshot()   // nothing to gate: keep no copy
+                    continue
+                }
+                if let fields, group.field < fields.count {
+                    if group.isUnchanged(fields[group.field]) { continue }
+                } else {
+                    group.forgetSnapshot()   // not checked this time: unknown next time
+                }
+                comparisons += group.armed.count
+                var firedHere = 0
+                for slice in group.armed where slice.changed(state) {
+                    slice.armed = false
+                    slice.forget()
+                    fired.slices.append(slice.key)
+                    firedHere += 1
+                }
+                if firedHere > 0 {
+                    group.armed.removeAll { !$0.armed }
+                    groupedArmedCount -= firedHere
+                }
+            }
+        }
+        lastComparisonCount = comparisons
         for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
         return fired
     }
@@ -209,7 +354,7 @@ final class ObservationTracker<State>: Observable {
 
     /// The number of armed entries (slices, rows, memberships). For tests.
     var trackedEntryCount: Int {
-        armedSlices.count + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
+        armedSlices.count + groupedArmedCount + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
     }
 }
 
