@@ -26,8 +26,13 @@ final class ObservationTracker<State>: Observable {
 
     // MARK: Registrar keys
 
-    /// The member behind the registrar keys `\.[entry: n]`.
+    /// The member behind the registrar keys of entity entries: `\.[entry: n]`.
     nonisolated subscript(entry token: Int) -> Int { token }
+
+    /// The member behind the registrar keys of slices: `\.observedState.ui` (a key with
+    /// stored-property components hashes and compares faster than one with arguments).
+    /// Never read.
+    nonisolated var observedState: State { fatalError("Swidux: a registrar key, never read") }
 
     private var nextToken = 0
     /// Keys of entries that fired and were removed; after `willSet`, no observer is left on them.
@@ -43,11 +48,13 @@ final class ObservationTracker<State>: Observable {
 
     /// A key path read by an observer, with its typed change test.
     class Slice {
-        let key: Key
         var armed = false
         /// The group of the state's stored property the key path starts with, if known.
         var group: SliceGroup?
-        init(key: Key) { self.key = key }
+        /// Registers a read with the current observer.
+        func access(_ tracker: ObservationTracker) { fatalError("abstract") }
+        /// Notifies the observers of this slice.
+        func notify(_ tracker: ObservationTracker) { fatalError("abstract") }
         /// `true` if the value changed since the last call or `rebase`.
         func changed(_ state: State) -> Bool { fatalError("abstract") }
         /// Remembers the current value (the reader just saw it).
@@ -56,10 +63,23 @@ final class ObservationTracker<State>: Observable {
         func forget() {}
     }
 
-    final class FingerprintSlice<Value: ChangeFingerprinting>: Slice {
+    /// A slice of a known type, with its registrar key built once.
+    class TypedSlice<Value>: Slice {
         let path: KeyPath<State, Value>
+        let key: KeyPath<ObservationTracker<State>, Value>
+        init(path: KeyPath<State, Value>) {
+            self.path = path
+            self.key = (\ObservationTracker<State>.observedState).appending(path: path)
+        }
+        override func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker, keyPath: key) }
+        override func notify(_ tracker: ObservationTracker) {
+            tracker.registrar.willSet(tracker, keyPath: key)
+            tracker.registrar.didSet(tracker, keyPath: key)
+        }
+    }
+
+    final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
         var last: ChangeFingerprint?
-        init(key: Key, path: KeyPath<State, Value>) { self.path = path; super.init(key: key) }
         override func changed(_ state: State) -> Bool {
             let now = state[keyPath: path].changeFingerprint
             if now == last { return false }
@@ -69,10 +89,8 @@ final class ObservationTracker<State>: Observable {
         override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
     }
 
-    final class EquatableSlice<Value: Equatable>: Slice {
-        let path: KeyPath<State, Value>
+    final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
         var last: Value?
-        init(key: Key, path: KeyPath<State, Value>) { self.path = path; super.init(key: key) }
         override func changed(_ state: State) -> Bool {
             let now = state[keyPath: path]
             if let last, last == now { return false }
@@ -84,10 +102,8 @@ final class ObservationTracker<State>: Observable {
     }
 
     /// Any other value: compared structurally (see ``ChangeDetector``).
-    final class StructuralSlice<Value>: Slice {
-        let path: KeyPath<State, Value>
+    final class StructuralSlice<Value>: TypedSlice<Value> {
         var tracked: TrackedValue<State>?
-        init(key: Key, path: KeyPath<State, Value>) { self.path = path; super.init(key: key) }
         override func changed(_ state: State) -> Bool {
             guard var tracked else { return true }
             let changed = tracked.update(from: state)
@@ -233,38 +249,34 @@ final class ObservationTracker<State>: Observable {
                 armedSlices.append(slice)
             }
         }
-        registrar.access(self, keyPath: slice.key)
+        slice.access(self)
     }
 
     private func makeSlice<Value>(_ keyPath: KeyPath<State, Value>, _ state: State) -> Slice {
-        let key = makeKey()
         switch ChangeDetector.strategy(for: state[keyPath: keyPath]) {
         case .fingerprint:
             if let type = Value.self as? any ChangeFingerprinting.Type {
                 func typed<F: ChangeFingerprinting>(_: F.Type) -> Slice {
-                    FingerprintSlice(key: key, path: keyPath as! KeyPath<State, F>)
+                    FingerprintSlice(path: keyPath as! KeyPath<State, F>)
                 }
                 return typed(type)
             }
         case .equatable:
             if let type = Value.self as? any Equatable.Type {
                 func typed<E: Equatable>(_: E.Type) -> Slice {
-                    EquatableSlice(key: key, path: keyPath as! KeyPath<State, E>)
+                    EquatableSlice(path: keyPath as! KeyPath<State, E>)
                 }
                 return typed(type)
             }
         case .identity, .fields, .opaque:
             break
         }
-        return StructuralSlice(key: key, path: keyPath)
+        return StructuralSlice(path: keyPath)
     }
 
     /// Drops the entries of key paths not read since they fired; amortized O(1) per new entry.
     private func sweepDisarmedSlices() {
-        for (path, slice) in slices where !slice.armed {
-            slices[path] = nil
-            freeKeys.append(slice.key)
-        }
+        for (path, slice) in slices where !slice.armed { slices[path] = nil }
     }
 
     // MARK: Entity store slices
@@ -295,7 +307,7 @@ final class ObservationTracker<State>: Observable {
             for slice in armedSlices where slice.changed(state) {
                 slice.armed = false
                 slice.forget()
-                fired.slices.append(slice.key)
+                fired.slices.append(slice)
             }
             if !fired.slices.isEmpty { armedSlices.removeAll { !$0.armed } }
         }
@@ -317,7 +329,7 @@ final class ObservationTracker<State>: Observable {
                 for slice in group.armed where slice.changed(state) {
                     slice.armed = false
                     slice.forget()
-                    fired.slices.append(slice.key)
+                    fired.slices.append(slice)
                     firedHere += 1
                 }
                 if firedHere > 0 {
@@ -333,7 +345,7 @@ final class ObservationTracker<State>: Observable {
 
     /// What ``collect(_:)`` found.
     struct Fired {
-        var slices: [Key] = []
+        var slices: [Slice] = []
         var entities: [Key] = []
         var isEmpty: Bool { slices.isEmpty && entities.isEmpty }
     }
@@ -341,10 +353,7 @@ final class ObservationTracker<State>: Observable {
     /// Notifies the observers of `fired` (they may read and re-arm from their `onChange`).
     func notify(_ fired: Fired) {
         guard !fired.isEmpty else { return }
-        for key in fired.slices {
-            registrar.willSet(self, keyPath: key)
-            registrar.didSet(self, keyPath: key)
-        }
+        for slice in fired.slices { slice.notify(self) }
         for key in fired.entities {
             registrar.willSet(self, keyPath: key)
             registrar.didSet(self, keyPath: key)

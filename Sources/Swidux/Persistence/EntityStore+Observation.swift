@@ -41,8 +41,9 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
     @usableFromInline var pendingMembership = false
     @usableFromInline var pendingKnown = false
 
-    @usableFromInline static var maxSteps: Int { 128 }
-    @usableFromInline static var maxIDs: Int { 512 }
+    // Small: undo snapshots copy the log of every entity store they hold.
+    @usableFromInline static var maxSteps: Int { 32 }
+    @usableFromInline static var maxIDs: Int { 128 }
 
     @inlinable
     init() {}

@@ -22,6 +22,13 @@
 /// Changing one entity of a 10,000-row list then re-renders one row, and the cost of a
 /// dispatch does not grow with the number of rows read (see the README's benchmarks).
 ///
+/// `store.items` by itself observes nothing: the members read from it do. Like
+/// `withObservationTracking`, a read stays observed until it is notified once; the
+/// observers to notify are found through the entity store's log of the ids each dispatch
+/// changed. A change the log cannot describe entry by entry (the entity store replaced by
+/// another, `restore(from:)` by undo, `removeAll()`, a `merge` into an empty store)
+/// notifies every reader of the slice: an extra notification, never a missed one.
+///
 /// The view holds the entity store as it was when read (a copy-on-write copy, O(1)). Where
 /// an `EntityStore` is expected, `store.items` gives the entity store itself (observing the
 /// whole slice), e.g. `let items: EntityStore<Item> = store.items`, or use ``entityStore``.
