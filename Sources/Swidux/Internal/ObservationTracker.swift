@@ -229,18 +229,18 @@ final class ObservationTracker<State>: Observable {
     }
 
     /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
-    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: State) {
+    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
         let slice: Slice
         if let found = slices[keyPath] {
             slice = found
         } else {
             if slices.count >= 1_024, slices.count >= 2 * (armedSlices.count + groupedArmedCount) { sweepDisarmedSlices() }
-            slice = makeSlice(keyPath, state)
-            slice.group = group(for: keyPath, state)
+            slice = makeSlice(keyPath, state())
+            slice.group = group(for: keyPath, state())
             slices[keyPath] = slice
         }
         if !slice.armed {
-            slice.rebase(state)
+            slice.rebase(state())
             slice.armed = true
             if let group = slice.group {
                 group.armed.append(slice)
@@ -309,7 +309,7 @@ final class ObservationTracker<State>: Observable {
                 slice.forget()
                 fired.slices.append(slice)
             }
-            if !fired.slices.isEmpty { armedSlices.removeAll { !$0.armed } }
+            if !fired.slices.isEmpty { Self.removeDisarmed(&armedSlices, fired: fired.slices.count) }
         }
         if groupedArmedCount > 0 || !groupList.isEmpty {
             let fields: [Any]? = groupedArmedCount >= Self.gateThreshold
@@ -333,7 +333,7 @@ final class ObservationTracker<State>: Observable {
                     firedHere += 1
                 }
                 if firedHere > 0 {
-                    group.armed.removeAll { !$0.armed }
+                    Self.removeDisarmed(&group.armed, fired: firedHere)
                     groupedArmedCount -= firedHere
                 }
             }
@@ -341,6 +341,19 @@ final class ObservationTracker<State>: Observable {
         lastComparisonCount = comparisons
         for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
         return fired
+    }
+
+    /// Drops the `fired` disarmed slices from `list` (a plain loop: the generic
+    /// `removeAll(where:)` is slow in unspecialized code, and this runs on every dispatch).
+    private static func removeDisarmed(_ list: inout [Slice], fired: Int) {
+        if fired == list.count {
+            list.removeAll(keepingCapacity: true)
+            return
+        }
+        var kept: [Slice] = []
+        kept.reserveCapacity(list.count - fired)
+        for slice in list where slice.armed { kept.append(slice) }
+        list = kept
     }
 
     /// What ``collect(_:)`` found.
