@@ -49,6 +49,8 @@ final class ObservationTracker<State>: Observable {
     /// A key path read by an observer, with its typed change test.
     class Slice {
         var armed = false
+        /// In its armed list (a disarmed slice stays there until the list is compacted).
+        var listed = false
         /// The group of the state's stored property the key path starts with, if known.
         var group: SliceGroup?
         /// Registers a read with the current observer.
@@ -118,8 +120,10 @@ final class ObservationTracker<State>: Observable {
     }
 
     private var slices: [AnyKeyPath: Slice] = [:]
-    /// Armed slices whose key path does not start with a known stored property.
+    /// Armed slices whose key path does not start with a known stored property (and
+    /// disarmed ones not yet compacted away).
     private var armedSlices: [Slice] = []
+    private var ungroupedArmedCount = 0
 
     /// Armed slices grouped by the stored property of the state their key path starts with
     /// (`\.rows[3].title` → `rows`). When many slices are armed, a dispatch first checks
@@ -131,7 +135,9 @@ final class ObservationTracker<State>: Observable {
         enum Kind { case fingerprint, structural, identical }
         let field: Int
         let kind: Kind
+        /// Armed slices (and disarmed ones not yet compacted away).
         var armed: [Slice] = []
+        var armedCount = 0
         /// What the property was after the previous dispatch (`nil`: unknown).
         private var snapshot: Any?
 
@@ -234,7 +240,7 @@ final class ObservationTracker<State>: Observable {
         if let found = slices[keyPath] {
             slice = found
         } else {
-            if slices.count >= 1_024, slices.count >= 2 * (armedSlices.count + groupedArmedCount) { sweepDisarmedSlices() }
+            if slices.count >= 1_024, slices.count >= 2 * (ungroupedArmedCount + groupedArmedCount) { sweepDisarmedSlices() }
             slice = makeSlice(keyPath, state())
             slice.group = group(for: keyPath, state())
             slices[keyPath] = slice
@@ -243,11 +249,14 @@ final class ObservationTracker<State>: Observable {
             slice.rebase(state())
             slice.armed = true
             if let group = slice.group {
-                group.armed.append(slice)
+                if !slice.listed { group.armed.append(slice) }
+                group.armedCount += 1
                 groupedArmedCount += 1
             } else {
-                armedSlices.append(slice)
+                if !slice.listed { armedSlices.append(slice) }
+                ungroupedArmedCount += 1
             }
+            slice.listed = true
         }
         slice.access(self)
     }
@@ -283,6 +292,8 @@ final class ObservationTracker<State>: Observable {
 
     private var entitySlices: [AnyKeyPath: any TrackedEntitySliceProtocol<State>] = [:]
     private var entitySliceList: [any TrackedEntitySliceProtocol<State>] = []
+    /// `entitySliceList.count`, read on every dispatch (cheaper than the existential array).
+    private var entitySliceCount = 0
 
     /// The observer of reads of the entity store at `keyPath` (created on first use).
     func entitySlice<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>, in state: State) -> TrackedEntitySlice<State, Entity> {
@@ -290,32 +301,34 @@ final class ObservationTracker<State>: Observable {
         let slice = TrackedEntitySlice(tracker: self, path: keyPath, seen: state[keyPath: keyPath].changeFingerprint)
         entitySlices[keyPath] = slice
         entitySliceList.append(slice)
+        entitySliceCount += 1
         return slice
     }
 
     // MARK: Notification
 
     /// `true` when a dispatch has anything to check.
-    var isTracking: Bool { !armedSlices.isEmpty || groupedArmedCount > 0 || !entitySliceList.isEmpty }
+    var isTracking: Bool { ungroupedArmedCount > 0 || groupedArmedCount > 0 || entitySliceCount > 0 }
 
     /// The entries to notify after a change of the state; disarms them. Empties the entity
     /// stores' observation logs (hence `inout`; nothing else is written).
     func collect(_ state: inout State) -> Fired {
         var fired = Fired()
-        var comparisons = armedSlices.count
-        if !armedSlices.isEmpty {
-            for slice in armedSlices where slice.changed(state) {
+        var comparisons = ungroupedArmedCount
+        if ungroupedArmedCount > 0 {
+            for slice in armedSlices where slice.armed && slice.changed(state) {
                 slice.armed = false
                 slice.forget()
                 fired.slices.append(slice)
             }
-            if !fired.slices.isEmpty { Self.removeDisarmed(&armedSlices, fired: fired.slices.count) }
+            ungroupedArmedCount -= fired.slices.count
+            Self.compact(&armedSlices, armed: ungroupedArmedCount)
         }
         if groupedArmedCount > 0 || !groupList.isEmpty {
             let fields: [Any]? = groupedArmedCount >= Self.gateThreshold
                 ? Mirror(reflecting: state).children.map { $0.value } : nil
             for group in groupList {
-                guard !group.armed.isEmpty else {
+                guard group.armedCount > 0 else {
                     group.forgetSnapshot()   // nothing to gate: keep no copy
                     continue
                 }
@@ -324,35 +337,37 @@ final class ObservationTracker<State>: Observable {
                 } else {
                     group.forgetSnapshot()   // not checked this time: unknown next time
                 }
-                comparisons += group.armed.count
+                comparisons += group.armedCount
                 var firedHere = 0
-                for slice in group.armed where slice.changed(state) {
+                for slice in group.armed where slice.armed && slice.changed(state) {
                     slice.armed = false
                     slice.forget()
                     fired.slices.append(slice)
                     firedHere += 1
                 }
                 if firedHere > 0 {
-                    Self.removeDisarmed(&group.armed, fired: firedHere)
+                    group.armedCount -= firedHere
                     groupedArmedCount -= firedHere
+                    Self.compact(&group.armed, armed: group.armedCount)
                 }
             }
         }
         lastComparisonCount = comparisons
-        for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
+        if entitySliceCount > 0 {
+            for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
+        }
         return fired
     }
 
-    /// Drops the `fired` disarmed slices from `list` (a plain loop: the generic
-    /// `removeAll(where:)` is slow in unspecialized code, and this runs on every dispatch).
-    private static func removeDisarmed(_ list: inout [Slice], fired: Int) {
-        if fired == list.count {
-            list.removeAll(keepingCapacity: true)
-            return
-        }
+    /// Drops the disarmed slices from `list` once they outnumber the `armed` ones (amortized
+    /// O(1); a slice that fires and is read again right away, the common case, stays listed).
+    private static func compact(_ list: inout [Slice], armed: Int) {
+        guard list.count > 16, list.count > 2 * armed else { return }
         var kept: [Slice] = []
-        kept.reserveCapacity(list.count - fired)
-        for slice in list where slice.armed { kept.append(slice) }
+        kept.reserveCapacity(armed)
+        for slice in list {
+            if slice.armed { kept.append(slice) } else { slice.listed = false }
+        }
         list = kept
     }
 
@@ -376,7 +391,7 @@ final class ObservationTracker<State>: Observable {
 
     /// The number of armed entries (slices, rows, memberships). For tests.
     var trackedEntryCount: Int {
-        armedSlices.count + groupedArmedCount + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
+        ungroupedArmedCount + groupedArmedCount + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
     }
 }
 
