@@ -29,10 +29,10 @@ final class ObservationTracker<State>: Observable {
     /// The member behind the registrar keys of entity entries: `\.[entry: n]`.
     nonisolated subscript(entry token: Int) -> Int { token }
 
-    /// The member behind the registrar keys of slices: `\.observedState.ui` (a key with
-    /// stored-property components hashes and compares faster than one with arguments).
-    /// Never read.
-    nonisolated var observedState: State { fatalError("Swidux: a registrar key, never read") }
+    /// The member behind the registrar keys of slices: `\.observedState!.ui` (a key of
+    /// stored-property components hashes and compares faster than one with computed ones).
+    /// Never set, never read.
+    nonisolated(unsafe) private(set) var observedState: State?
 
     private var nextToken = 0
     /// Keys of entries that fired and were removed; after `willSet`, no observer is left on them.
@@ -71,7 +71,7 @@ final class ObservationTracker<State>: Observable {
         let key: KeyPath<ObservationTracker<State>, Value>
         init(path: KeyPath<State, Value>) {
             self.path = path
-            self.key = (\ObservationTracker<State>.observedState).appending(path: path)
+            self.key = (\ObservationTracker<State>.observedState!).appending(path: path)
         }
         override func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker, keyPath: key) }
         override func notify(_ tracker: ObservationTracker) {
