@@ -62,7 +62,7 @@ struct StoreObservationTests {
     @Test func actionThatChangesNothingNotifiesNothing() {
         let store = Store(initialState: SliceState(), reducer: sliceReducer, environment: ())
         let readsA = ChangeCounter { _ = store.a }
-        let readsItems = ChangeCounter { _ = store.items }
+        let readsItems = ChangeCounter { _ = store.items.entityStore }
         let readsAll = ChangeCounter { _ = store.state }
         store.send(.noop)
         store.send(.setA(0))                 // same value
