@@ -156,6 +156,25 @@ struct RowObservationTests {
         #expect(fired(rows) == [0: 1, 1: 1, 2: 1, 3: 2, 4: 1, 5: 1, 6: 1, 7: 1, 8: 1, 9: 1])
     }
 
+    @Test func undoAndRedoNotifyTheRowsTheyChange() {
+        let store = Store(initialState: RowState(), reducer: rowReducer, environment: (),
+                          undo: UndoMiddleware(maxDepth: 10))
+        let rows = rowReaders(store, 0..<10)
+        let ids = ChangeCounter { _ = store.items.ids }
+        store.send(.rename(5, "five"))
+        #expect(fired(rows) == [5: 1])
+        store.undo()                       // a restored snapshot: at least row 5, never fewer
+        #expect(rows[5]?.count == 2)
+        #expect(store.items[5]?.title == "5")
+        store.send(.delete(3))
+        #expect(rows[3]?.count ?? 0 >= 1)
+        #expect(ids.count >= 1)
+        let idsBefore = ids.count
+        store.undo()
+        #expect(ids.count == idsBefore + 1)
+        #expect(store.items.contains(3))
+    }
+
     @Test func scopedStoresObserveRowsTheSameWay() {
         let store = makeStore()
         let child = store.scope(state: \.feature, action: { $0 })
