@@ -5,7 +5,7 @@
 // whether membership or order changed). A store that saw the fingerprint `f` after the
 // previous dispatch walks back from the newest step to the step that starts at `f`: the ids
 // on the way are exactly what changed, in O(changed). A step that logged nothing (a bulk
-// replacement: `merge`, `restore`, `removeAll()`) is "unknown", and a fingerprint not
+// replacement: `removeAll()`, `merge` into an empty store) is "unknown", and a fingerprint not
 // found in the log (a replaced or restored store, a trimmed log) too: the store then
 // notifies every row observer of that slice — an extra notification, never a missed one.
 //

@@ -393,6 +393,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         var changed = false
         for entity in self where other.storage.index[entity.id] == nil {
             _changes.recordDeletion(entity.id)
+            _observationLog.record(entity.id, membership: true)
             changed = true
         }
         var survivors = makeIterator()
@@ -402,6 +403,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             if let slot = storage.index[entity.id] {
                 if storage.entity(inSlot: slot) != entity {
                     _changes.recordUpdate(entity.id)
+                    _observationLog.record(entity.id)
                     changed = true
                 }
                 // The next entity of ours that `other` keeps must be this one, and no
@@ -415,12 +417,14 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 }
             } else {
                 _changes.recordInsertion(entity.id)
+                _observationLog.record(entity.id, membership: true)
                 changed = true
                 seenNew = true
             }
         }
         if orderChanged {
             _changes.recordReorder()
+            _observationLog.recordMembership()
             changed = true
         }
         storage = other.storage

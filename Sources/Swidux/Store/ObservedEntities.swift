@@ -26,8 +26,9 @@
 /// `withObservationTracking`, a read stays observed until it is notified once; the
 /// observers to notify are found through the entity store's log of the ids each dispatch
 /// changed. A change the log cannot describe entry by entry (the entity store replaced by
-/// another, `restore(from:)` by undo, `removeAll()`, a `merge` into an empty store)
-/// notifies every reader of the slice: an extra notification, never a missed one.
+/// another value, e.g. hydration or the undo of a slice that is not persisted,
+/// `removeAll()`, a `merge` into an empty store) notifies every reader of the slice: an
+/// extra notification, never a missed one.
 ///
 /// The view holds the entity store as it was when read (a copy-on-write copy, O(1)). Where
 /// an `EntityStore` is expected, `store.items` gives the entity store itself (observing the

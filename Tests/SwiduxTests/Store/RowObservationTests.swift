@@ -175,6 +175,19 @@ struct RowObservationTests {
         #expect(store.items.contains(3))
     }
 
+    @Test func restoreLogsExactlyWhatItChanges() {
+        var items = EntityStore((0..<10).map { ObservedItem(id: $0, title: "\($0)") })
+        let snapshot = items
+        items.modify(2) { $0.title = "two" }
+        items[4] = nil
+        items[20] = ObservedItem(id: 20, title: "20")
+        let seen = items.changeFingerprint
+        items.restore(from: snapshot)
+        let changes = items._observationChanges.changes(since: seen, current: items.changeFingerprint)
+        #expect(changes.map { Set($0.ids) } == [2, 4, 20])
+        #expect(changes?.membership == true)
+    }
+
     @Test func scopedStoresObserveRowsTheSameWay() {
         let store = makeStore()
         let child = store.scope(state: \.feature, action: { $0 })
