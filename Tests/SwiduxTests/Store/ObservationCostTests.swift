@@ -23,7 +23,7 @@ struct ObservationCostTests {
         let store = makeStore()
         let notified = Tally()
         for index in 0..<Self.rowCount {
-            let row = store.scope(state: \.rows[index], action: { (action: PlainAction) in action })
+            let row = store.scope(state: \.rows[index], embed: { (action: PlainAction) in action })
             withObservationTracking { _ = row.title } onChange: { notified.add() }
         }
         #expect(tracker(store).trackedEntryCount == Self.rowCount)
@@ -45,7 +45,7 @@ struct ObservationCostTests {
         for index in 0..<100 {   // above the gate's threshold
             withObservationTracking { _ = store[dynamicMember: \PlainState.rows[index]] } onChange: {}
         }
-        let row5 = store.scope(state: \.rows[5], action: { (action: PlainAction) in action })
+        let row5 = store.scope(state: \.rows[5], embed: { (action: PlainAction) in action })
         let title5 = ChangeCounter { _ = row5.title }
         let rows = ChangeCounter { _ = store.rows }
         store.send(.rename(5, "x"))

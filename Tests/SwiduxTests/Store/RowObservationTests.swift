@@ -190,7 +190,7 @@ struct RowObservationTests {
 
     @Test func scopedStoresObserveRowsTheSameWay() {
         let store = makeStore()
-        let child = store.scope(state: \.feature, action: { $0 })
+        let child = store.scope(state: \.feature, embed: { $0 })
         let rows = Dictionary(uniqueKeysWithValues: (0..<100).map { id in (id, ChangeCounter { _ = child.rows[id] }) })
         let ids = ChangeCounter { _ = child.rows.ids }
         let flag = ChangeCounter { _ = child.flag }
