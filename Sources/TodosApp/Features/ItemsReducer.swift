@@ -57,6 +57,12 @@ public struct ItemsReducer: SwiduxReducer {
             state.items.move(fromOffsets: IndexSet(integer: source), toOffset: to > from ? target + 1 : target)
             return nil
 
+        case let .refreshed(item):
+            // Hydration-style merge: records nothing, so nothing is written back.
+            guard state.items[item.id] != nil else { return nil }
+            state.items.merge(from: EntityStore([item])) { _, _ in true }
+            return nil
+
         case let .clearCompleted(listID):
             let done = Set(state.items.filter { $0.listID == listID && $0.isDone }.map(\.id))
             guard !done.isEmpty else { return environment.status("Nothing to clear") }

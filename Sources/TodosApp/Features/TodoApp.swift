@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import SwiduxSQLite
 
@@ -91,6 +92,51 @@ public final class TodoApp {
             return false
         }
         return true
+    }
+
+    /// Performs `command` (``perform(_:)``) on the latest version of the items it changes:
+    /// pending changes are flushed first, then those items are read back from the database,
+    /// so that an edit in a UI that was open while another process changed an item does not
+    /// overwrite that change with a stale copy. An item deleted meanwhile is left to the
+    /// flush after the command (delete wins: it is not re-inserted; the store learns it).
+    ///
+    /// This covers the items a command touches, when it touches them; seeing every external
+    /// change as it happens is the external-changes issue.
+    @discardableResult
+    public func performOnLatest(_ command: Command) async -> Bool {
+        let ids = Self.itemsChanged(by: command)
+        if !ids.isEmpty, database.access != .readOnly, database.database.path != nil {
+            await refresh(items: ids)
+        }
+        return perform(command)
+    }
+
+    /// The items whose rows `command` writes.
+    static func itemsChanged(by command: Command) -> [UUID] {
+        guard case .send(let action) = command else { return [] }
+        switch action {
+        case .items(.toggle(let id)), .items(.setDone(let id, _)), .items(.setTitle(let id, _)),
+             .items(.move(let id, _)):
+            return [id]
+        case .tags(.add(let id, _, _)), .tags(.remove(let id, _)), .tags(.clear(let id)):
+            return [id]
+        default:
+            return []
+        }
+    }
+
+    private func refresh(items ids: [UUID]) async {
+        // A local change that cannot be written yet stays local (it wins when written).
+        guard (try? await flush()) != nil else { return }
+        let fresh: [TodoItem]
+        do {
+            fresh = try await database.database.writer.read { db in
+                try ids.compactMap { try TodoItem.fetchOne(db, key: $0) }
+            }
+        } catch {
+            return
+        }
+        for item in fresh where store.items[item.id] != item { store.send(.items(.refreshed(item))) }
     }
 
     /// The list named `name`, created if there is none. `nil` means the first list.

@@ -58,9 +58,12 @@ public enum Render {
         let selected = state.selectedIndex
         // When the items do not fit, the last row says how many more there are (if there
         // are two rows or more), and the window scrolls so that the selection is on screen.
-        let overflow = visible.count > rows
-        let slots = overflow && rows >= 2 ? rows - 1 : rows
-        let offset = overflow ? min(max(0, (selected ?? 0) - (slots - 1)), visible.count - slots) : 0
+        var slots = rows
+        var offset = max(0, (selected ?? 0) - (rows - 1))
+        if offset + rows < visible.count, rows >= 2 {
+            slots = rows - 1
+            offset = min(max(0, (selected ?? 0) - (slots - 1)), visible.count - slots)
+        }
         if visible.isEmpty {
             let empty: String
             if list == nil { empty = "No lists. Press l, then a to create one." }
