@@ -132,7 +132,8 @@ public final class TestStore<State: Equatable, Action> {
     /// ```
     ///
     /// In ``Exhaustivity/on`` mode, sending while received actions are not asserted fails.
-    /// - Returns: a handle on the effects the action started.
+    /// - Returns: a handle on the effects the action started, including those of its `.send`
+    ///   follow-ups (`.send(.start)` → `.send(.tick)` → a timer: `cancel()` stops the timer).
     @discardableResult
     public func send(
         _ action: Action,

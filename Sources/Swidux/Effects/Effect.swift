@@ -12,6 +12,8 @@
 ///
 /// Semantics the store guarantees:
 /// - A cancelled effect delivers **no** further actions, even if its work finishes later.
+/// - Effects live while any store that can receive their actions (the root store or a
+///   scoped store of it) lives; releasing the last one cancels them.
 /// - `CancellationError` is silent; any other error goes to the `catch` handler, else to the
 ///   store's `onUnexpectedError`.
 /// - Effects run off the main actor; `send` hops back to it.
@@ -24,6 +26,12 @@ public struct Effect<Action>: @unchecked Sendable {
         case cancellable(EffectID, cancelInFlight: Bool, Effect<Action>)
         case merge([Effect<Action>])
         case concatenate([Effect<Action>])
+        /// Built by the runner at the moment it starts the effect (a debounce window opens then).
+        case deferred(@Sendable () -> Effect<Action>)
+        /// Runs on the main actor after the store's earlier emissions, unless cancelled first.
+        case emit(@Sendable () -> Void)
+        /// Cancel ids inside are namespaced by this scope (see ``Effect/scoped(_:)``).
+        case scoped(AnyHashable, Effect<Action>)
     }
 
     let operation: Operation
@@ -101,17 +109,37 @@ public struct Effect<Action>: @unchecked Sendable {
     }
 
     /// Sends `action` immediately, after the current reduce, before any other work.
+    ///
+    /// The follow-up belongs to the dispatch that returned it: the ``StoreTask`` of the
+    /// original send also covers the effects the follow-up starts (recursively), so
+    /// `finish()` waits for them and `cancel()` stops them.
+    ///
+    /// ```swift
+    /// case .refreshTapped: return .send(.load)
+    /// ```
     public static func send(_ action: Action) -> Effect {
         Effect(operation: .send(action))
     }
 
-    /// Cancels every in-flight effect marked with `id`; they deliver no further actions.
+    /// Cancels every in-flight effect marked with `id` in the same scope (see
+    /// ``scoped(_:)``; ``GlobalCancelID`` for any scope); they deliver no further actions.
+    ///
+    /// ```swift
+    /// case .stopTimer: return .cancel(id: CancelID.timer)
+    /// ```
     public static func cancel(id: some Hashable & Sendable) -> Effect {
         Effect(operation: .cancel(EffectID(id)))
     }
 
     /// Marks this effect with `id` so that `.cancel(id:)` can stop it. With `cancelInFlight`,
-    /// starting it cancels any effect already running under the same id.
+    /// starting it cancels any effect already running under the same id, except the ones it
+    /// runs inside (a `.debounce(id:)` with the same id). Ids are namespaced by the reducer
+    /// scope the effect starts in (see ``scoped(_:)``).
+    ///
+    /// ```swift
+    /// return .run { send in for await tick in environment.ticks { await send(.tick(tick)) } }
+    ///     .cancellable(id: CancelID.timer)
+    /// ```
     public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Effect {
         Effect(operation: .cancellable(EffectID(id), cancelInFlight: cancelInFlight, self))
     }
@@ -119,11 +147,17 @@ public struct Effect<Action>: @unchecked Sendable {
     /// Waits `duration` on `clock` before running this effect; starting another effect with
     /// the same `id` within that time cancels this one. Pass a test clock to control time.
     ///
-    /// The wait is measured from the moment the reducer returns the effect (the deadline is
-    /// fixed then), so it does not depend on when the effect's task gets to run.
+    /// The window opens when the store starts the effect (the deadline is fixed then,
+    /// synchronously, so it does not depend on when the effect's task gets to run): an effect
+    /// value kept and returned again waits again, and inside `concatenate`
+    /// the window opens when the previous member finished.
+    ///
+    /// The debounced effect may carry the same id itself ("cancel the stale request, debounce
+    /// the new one"): its `cancelInFlight` does not cancel the debounce it runs in.
     ///
     /// ```swift
-    /// .debounce(id: SearchID(), for: .milliseconds(300), clock: environment.clock)
+    /// return .cancellable(id: SearchID()) { .results(try await api.search(query)) }
+    ///     .debounce(id: SearchID(), for: .milliseconds(300), clock: environment.clock)
     /// ```
     public func debounce(
         id: some Hashable & Sendable,
@@ -131,16 +165,18 @@ public struct Effect<Action>: @unchecked Sendable {
         clock: any Clock<Duration> = ContinuousClock()
     ) -> Effect {
         let inner = self
-        // The window starts now, when the reducer returns the effect, not when its task starts.
-        let deadline = Deadline(after: duration, on: clock)
-        return Effect(operation: .run(nil, { context in
-            do {
-                try await deadline.sleep()
-            } catch {
-                return
-            }
-            if Task.isCancelled { return }
-            await context.run(inner)
+        return Effect(operation: .deferred({
+            // Evaluated by the runner when it starts this effect: the window opens now.
+            let deadline = Deadline(after: duration, on: clock)
+            return Effect(operation: .run(nil, { context in
+                do {
+                    try await deadline.sleep()
+                } catch {
+                    return
+                }
+                if Task.isCancelled { return }
+                await context.run(inner)
+            }))
         }))
         .cancellable(id: id, cancelInFlight: true)
     }
@@ -183,6 +219,12 @@ public struct Effect<Action>: @unchecked Sendable {
             return Effect<T>(operation: .merge(effects.map { $0.map(transform) }))
         case .concatenate(let effects):
             return Effect<T>(operation: .concatenate(effects.map { $0.map(transform) }))
+        case .deferred(let make):
+            return Effect<T>(operation: .deferred({ make().map(transform) }))
+        case .emit(let deliver):
+            return Effect<T>(operation: .emit(deliver))
+        case .scoped(let scope, let inner):
+            return Effect<T>(operation: .scoped(scope, inner.map(transform)))
         }
     }
 
@@ -191,6 +233,7 @@ public struct Effect<Action>: @unchecked Sendable {
         switch operation {
         case .none: return true
         case .merge(let effects), .concatenate(let effects): return effects.allSatisfy(\.isNone)
+        case .scoped(_, let inner): return inner.isNone
         default: return false
         }
     }
@@ -199,11 +242,16 @@ public struct Effect<Action>: @unchecked Sendable {
 extension Effect {
     /// Emits `event` on `channel` (a one-shot event such as navigation), outside state.
     ///
+    /// The events of one store are emitted in the order the store started their effects
+    /// (dispatch order), each on the main actor after the previous one. An emit whose effect
+    /// was cancelled before its turn (``StoreTask/cancel()``, ``cancel(id:)``, a cancelled
+    /// `concatenate`) emits nothing.
+    ///
     /// ```swift
     /// case .userTapped(let id):
     ///     return .emit(.navigate(id), on: environment.events)
     /// ```
     public static func emit<Event: Sendable>(_ event: Event, on channel: EventChannel<Event>) -> Effect {
-        Effect(operation: .run(nil, { _ in channel.emit(event) }))
+        Effect(operation: .emit({ channel.emit(event) }))
     }
 }

@@ -1,4 +1,5 @@
-/// A cancellation scope: the effects started by one dispatch, or marked with one id.
+/// A cancellation scope: the effects started by one dispatch (its `.send` follow-ups' scopes
+/// are its children), or marked with one id.
 /// Cancelling it cancels its tasks and its child scopes; a cancelled scope (or one whose
 /// ancestor is cancelled) delivers no action.
 @MainActor
@@ -20,6 +21,16 @@ final class EffectScope {
         var scope: EffectScope? = self
         while let current = scope {
             if current.cancelled { return true }
+            scope = current.parent
+        }
+        return false
+    }
+
+    /// `true` if this scope is `other` or one of its ancestors.
+    func isAncestor(of other: EffectScope) -> Bool {
+        var scope: EffectScope? = other
+        while let current = scope {
+            if current === self { return true }
             scope = current.parent
         }
         return false

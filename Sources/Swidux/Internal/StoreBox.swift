@@ -1,3 +1,4 @@
+import DequeModule
 import Logging
 import Observation
 
@@ -54,8 +55,18 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     private var trackedSlices: [TrackedSlice] = []
     private var undoStatus = 0
     private var stateStrategy: ChangeDetector.Strategy?
+    /// Nesting of synchronous `.send` follow-ups (loop guard).
     private var depth = 0
     static var maxSynchronousDepth: Int { 256 }
+    /// How many actions sent during dispatches (from hooks, observers) one outermost send
+    /// may reduce before the rest is reported as a loop.
+    static var maxQueuedActions: Int { 4096 }
+    /// `true` while a reduce, its middleware hooks and its notifications run: an action sent
+    /// then is queued, never reduced re-entrantly.
+    private var isReducing = false
+    private var queue = Deque<(action: Action, pending: PendingStart)>()
+    /// Every task this store's effects started; cancelled when the last store on this box goes.
+    nonisolated let taskRegistry = TaskRegistry()
 
     init<R: SwiduxReducer>(
         initialState: State, reducer: R, environment: R.Environment,
@@ -79,12 +90,21 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         }
         super.init()
         self.runner = EffectRunner(
-            dispatch: { [weak self] action in _ = self?.dispatch(action) },
-            onError: { [weak self] error in self?.onUnexpectedError(error) }
+            dispatch: { [weak self] action, parent in
+                self?.dispatch(action, followUpOf: parent) ?? StoreTask(task: nil, scope: nil)
+            },
+            onError: { [weak self] error in self?.onUnexpectedError(error) },
+            registry: taskRegistry
         )
         // Changes recorded while building the initial state are real (first-launch data):
         // hydration records none, so whatever is recorded is persisted.
         persistence?.afterReduce(state: &state)
+    }
+
+    /// Effects live while any store that can receive their actions lives: a scoped store
+    /// keeps this box alive, so they stop when the last store (root or scoped) is released.
+    deinit {
+        taskRegistry.cancelAll()
     }
 
     override var currentState: State {
@@ -92,7 +112,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         return state
     }
     override var root: any RootControls { self }
-    var registry: TaskRegistry { runner.registry }
+    var registry: TaskRegistry { taskRegistry }
     var runningEffectCount: Int { runner.runningCount }
 
     override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
@@ -122,14 +142,55 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     func trackUndoStatus() { registrar.access(self, keyPath: \.undoStatus) }
 
     override func dispatch(_ action: Action) -> StoreTask {
+        dispatch(action, followUpOf: nil)
+    }
+
+    /// Reduces `action` now, or queues it when a reduce is under way (a middleware hook or an
+    /// observer sending): queued actions are reduced in FIFO order once the outermost send
+    /// has finished, each with its own undo step. `.send` follow-ups run right after their
+    /// action's reduce (they are part of its dispatch) and their effects in a child of
+    /// `parent`, so that the sender's ``StoreTask`` covers them.
+    func dispatch(_ action: Action, followUpOf parent: EffectScope?) -> StoreTask {
+        if isReducing {
+            let pending = PendingStart()
+            queue.append((action, pending))
+            return pending.storeTask
+        }
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maxSynchronousDepth else {
-            let error = DispatchLoopError(depth: depth, action: String(describing: action))
-            logger.warning("\(error)")
-            onUnexpectedError(error)
+            reportLoop(count: depth, action: action)
             return StoreTask(task: nil, scope: nil)
         }
+        let task = reduce(action, followUpOf: parent, in: nil)
+        if depth == 1 { drainQueue() }
+        return task
+    }
+
+    /// Reduces the actions sent during the dispatch that just finished, and the ones they send.
+    private func drainQueue() {
+        var count = 0
+        while let (action, pending) = queue.popFirst() {
+            count += 1
+            guard count <= Self.maxQueuedActions else {
+                reportLoop(count: count, action: action)
+                pending.resolve(nil)
+                while let (_, dropped) = queue.popFirst() { dropped.resolve(nil) }
+                return
+            }
+            pending.resolve(reduce(action, followUpOf: nil, in: pending.scope).task)
+        }
+    }
+
+    private func reportLoop(count: Int, action: Action) {
+        let error = DispatchLoopError(depth: count, action: String(describing: action))
+        logger.warning("\(error)")
+        onUnexpectedError(error)
+    }
+
+    /// One reduce with its middleware, persistence, undo step and notifications; then its effect.
+    private func reduce(_ action: Action, followUpOf parent: EffectScope?, in scope: EffectScope?) -> StoreTask {
+        isReducing = true
         let policy: UndoPolicy = undoStack == nil ? .skip : undoPolicy(action)
         var snapshot: State?
         var before: ChangeDetector.Snapshot?
@@ -140,15 +201,22 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         }
         for m in middleware { m.beforeReduce(state: state, action: action) }
         let effect = reducer(&state, action)
-        for m in middleware { m.afterReduce(state: &state, action: action) }
+        for m in middleware {
+            // No access to `state` is held while a hook runs: it may read the store (and see
+            // the current state) or send (queued). A hook that mutates a large slice copies it.
+            var next = state
+            m.afterReduce(state: &next, action: action)
+            state = next
+        }
         persistence?.afterReduce(state: &state)
         if let snapshot, let before, let undoStack, ChangeDetector.hasChanged(before, to: state) {
             undoStack.willReduce(state: snapshot, coalescing: policy == .coalesce)
             undoStatusChanged()
         }
         notifyObservers()
+        isReducing = false
         guard let effect else { return StoreTask(task: nil, scope: nil) }
-        return runner.start(effect)
+        return runner.start(effect, followUpOf: parent, in: scope)
     }
 
     private func notifyObservers() {
@@ -180,12 +248,21 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// Replaces the state by an undo/redo snapshot; persisted entity stores are restored
     /// with `restore(from:)` so that exactly the differences are written.
     private func apply(_ target: State) {
+        let wasReducing = isReducing
+        isReducing = true   // an observer sending while notified is queued
         var next = target
         persistence?.prepareRestore(&next, current: state)
         state = next
         persistence?.afterReduce(state: &state)
         undoStatusChanged()
         notifyObservers()
+        isReducing = wasReducing
+        if !wasReducing, depth == 0 {
+            // As an outermost send: the queued actions' follow-ups nest below it.
+            depth += 1
+            drainQueue()
+            depth -= 1
+        }
     }
 
     func flush() async throws {
@@ -212,12 +289,13 @@ final class ScopedBox<ParentState, ParentAction, State, Action>: StoreBox<State,
     override var root: any RootControls { parent.root }
 }
 
-/// Reported through `onUnexpectedError` when effects send actions synchronously in a loop
-/// (`.send` chains deeper than the store allows); the rest of the chain is dropped.
+/// Reported through `onUnexpectedError` (and logged) when actions are sent synchronously in a
+/// loop: `.send` chains deeper than the store allows, or middleware/observers that keep
+/// sending while actions are reduced. The rest of the chain is dropped.
 public struct DispatchLoopError: Error, CustomStringConvertible, Sendable {
     public let depth: Int
     public let action: String
     public var description: String {
-        "Swidux: possible dispatch loop: \(depth) nested synchronous sends (last action: \(action)); dropping it"
+        "Swidux: possible dispatch loop: \(depth) synchronous sends in a row (last action: \(action)); dropping it"
     }
 }

@@ -2,6 +2,9 @@ extension SwiduxReducer {
     /// Runs this reducer on a slice of a parent state and lifts its effect into the parent's
     /// actions (seed 000 "Composed Reducers"), in one call.
     ///
+    /// The child's cancel ids are namespaced by `path` (see ``Effect/scoped(_:)``): the same
+    /// feature reduced at two paths keeps separate in-flight effects.
+    ///
     /// ```swift
     /// case .counter(let action):
     ///     return CounterReducer().reduce(
@@ -15,11 +18,15 @@ extension SwiduxReducer {
         environment: Environment,
         embed: @escaping @Sendable (RootAction) -> ParentAction
     ) -> Effect<ParentAction>? {
-        reduce(state: &parent[keyPath: path], action: action, environment: environment)?.map(embed)
+        reduce(state: &parent[keyPath: path], action: action, environment: environment)?
+            .map(embed)
+            .scoped(byPath: path)
     }
 
     /// This reducer as a reducer of a parent state: it runs on `path`, takes the parent's
-    /// actions that `extract` recognizes, and lifts its effects with `embed`.
+    /// actions that `extract` recognizes, and lifts its effects with `embed`. Its cancel ids
+    /// are namespaced by `path` (see ``Effect/scoped(_:)``), so a reusable feature composes
+    /// twice; pair it with `store.scope(state: path, action: embed)` in the view.
     ///
     /// ```swift
     /// let counter = CounterReducer().lifted(

@@ -18,7 +18,10 @@ public final class EventChannel<Event: Sendable>: @unchecked Sendable {
     /// How many events are kept while nobody listens (oldest dropped first).
     public let bufferSize: Int
 
+    /// - Parameter bufferSize: how many events wait for a consumer while nobody listens
+    ///   (oldest dropped first); `0` keeps none. Must not be negative.
     public init(bufferSize: Int = 64) {
+        precondition(bufferSize >= 0, "EventChannel: bufferSize must be 0 or more (0 keeps no events while nobody listens); got \(bufferSize)")
         self.bufferSize = bufferSize
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import Observation
 
 /// The strict MVI store of seed 000: only **intents** come from outside; effects feed
@@ -23,6 +24,9 @@ public final class MVIStore<State, Intent, Action>: Observable {
     private nonisolated let registry: TaskRegistry
     private let registrar = ObservationRegistrar()
     private var tracked: TrackedValue<State>?
+    /// Nesting of synchronous `.send` follow-ups (loop guard, as in ``Store``).
+    private var depth = 0
+    private let logger = Logger(label: "swidux.mvi-store")
 
     /// The current state (observable).
     public private(set) var state: State {
@@ -65,7 +69,9 @@ public final class MVIStore<State, Intent, Action>: Observable {
         self.onUnexpectedError = onUnexpectedError
         self.registry = TaskRegistry()
         self.runner = EffectRunner(
-            dispatch: { [weak self] action in self?.receive(action) },
+            dispatch: { [weak self] action, parent in
+                self?.receive(action, followUpOf: parent) ?? StoreTask(task: nil, scope: nil)
+            },
             onError: { [weak self] error in self?.onUnexpectedError(error) },
             registry: registry
         )
@@ -73,7 +79,11 @@ public final class MVIStore<State, Intent, Action>: Observable {
 
     deinit { registry.cancelAll() }
 
-    /// Sends a user intent. Returns a handle on the effects it started.
+    /// Sends a user intent. Returns a handle on the effects it started (and on the effects of
+    /// their `.send` follow-ups, see ``StoreTask``).
+    ///
+    /// Synchronous `.send` chains deeper than the store allows (a loop) are cut: a
+    /// ``DispatchLoopError`` goes to `onUnexpectedError` and is logged.
     @discardableResult
     public func send(_ intent: Intent) -> StoreTask {
         let effect = reduceIntent(&_state, intent)
@@ -85,10 +95,19 @@ public final class MVIStore<State, Intent, Action>: Observable {
     /// Number of effect tasks still running.
     public var runningEffectCount: Int { runner.runningCount }
 
-    private func receive(_ action: Action) {
+    private func receive(_ action: Action, followUpOf parent: EffectScope?) -> StoreTask {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= RootBox<State, Action>.maxSynchronousDepth else {
+            let error = DispatchLoopError(depth: depth, action: String(describing: action))
+            logger.warning("\(error)")
+            onUnexpectedError(error)
+            return StoreTask(task: nil, scope: nil)
+        }
         let effect = reduceAction(&_state, action)
         notifyIfChanged()
-        if let effect { _ = runner.start(effect) }
+        guard let effect else { return StoreTask(task: nil, scope: nil) }
+        return runner.start(effect, followUpOf: parent)
     }
 
     private func notifyIfChanged() {

@@ -11,6 +11,22 @@
 ///                   middleware: [Analytics()])
 /// ```
 ///
+/// A hook may read the store (it sees the current state) and send actions to it: an action
+/// sent while the store is reducing is queued and reduced after the current send finished,
+/// in the order sent, with its own undo step, never inside the current reduce.
+///
+/// ```swift
+/// final class Autosave: Middleware {
+///     weak var store: Store<AppState, AppAction>?
+///     func afterReduce(state: inout AppState, action: AppAction) {
+///         if case .edit = action, store?.state.isDirty == true { store?.send(.scheduleSave) }
+///     }
+/// }
+/// ```
+///
+/// `afterReduce` works on a copy of the state handle while the store stays readable, so a
+/// mutation of a large collection there copies it; mutate state in reducers where possible.
+///
 /// ``PersistenceMiddleware`` and ``UndoMiddleware`` plug into the store through its
 /// `persistence:` and `undo:` parameters; ``LoggingMiddleware`` through `middleware:`.
 @MainActor

@@ -28,7 +28,6 @@ import Observation
 @dynamicMemberLookup
 public final class Store<State, Action>: SwiduxDispatcher, Observable {
     let box: StoreBox<State, Action>
-    private nonisolated let registry: TaskRegistry?
 
     /// Creates a store.
     ///
@@ -56,17 +55,10 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
             logger: logger, onUnexpectedError: onUnexpectedError
         )
         self.box = root
-        self.registry = root.registry
     }
 
     init(box: StoreBox<State, Action>) {
         self.box = box
-        self.registry = nil
-    }
-
-    deinit {
-        // A root store's effects stop with it; a scoped store's belong to its root.
-        registry?.cancelAll()
     }
 
     /// The whole state. Reading it observes every slice; prefer `store.slice` reads in views.
@@ -78,7 +70,12 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     }
 
     /// Sends an action: the reducer runs now, on the main actor; its effect starts.
-    /// - Returns: a handle to await (`finish()`) or `cancel()` the action's effects.
+    ///
+    /// Sent while the store is reducing (from a middleware hook, or an observer being
+    /// notified), the action is queued instead and reduced after the current send finished,
+    /// in the order sent; it never runs inside another action's reduce.
+    /// - Returns: a handle to await (`finish()`) or `cancel()` the action's effects,
+    ///   including the effects of its `.send` follow-ups (see ``StoreTask``).
     @discardableResult
     public func send(_ action: Action) -> StoreTask {
         box.dispatch(action)
@@ -89,6 +86,15 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     /// ```swift
     /// CounterView(store: store.scope(state: \.counter, action: AppAction.counter))
     /// ```
+    ///
+    /// Lifetime: effects live while any store that can receive their actions lives. A scoped
+    /// store keeps its root's state, reducer and effects alive; they are cancelled when the
+    /// last store (the root or any scoped store of it) is released.
+    ///
+    /// Compose the child's reducer at the same key path with
+    /// ``SwiduxReducer/lifted(state:action:embed:environment:)``: its cancel ids are then
+    /// namespaced by that path, so two instances of one feature do not cancel each other's
+    /// effects (see ``Effect/scoped(_:)``).
     public func scope<ChildState, ChildAction>(
         state: KeyPath<State, ChildState>,
         action: @escaping (ChildAction) -> Action

@@ -4,6 +4,16 @@
 /// await store.send(.refresh).finish()   // waits until the refresh effect completed
 /// store.send(.search("a")).cancel()     // its late results are dropped
 /// ```
+///
+/// It covers the effects the action's reducer returned **and those of its `.send`
+/// follow-ups, recursively**: with `case .a: return .send(.b)` and
+/// `case .b: return .run { send in …; await send(.c) }`, `send(.a).finish()` waits until
+/// `.c` was sent and `send(.a).cancel()` stops `.b`'s effect. An action that an effect sends
+/// later, from its task (`await send(.c)`, or a `.send` reached inside `concatenate` or after
+/// a `debounce` window), is a new send: its own effects get their own task, which the
+/// sender's task does not wait for or cancel. An action queued because it was sent while
+/// another was being reduced (from a middleware hook) gets a task that waits until it is
+/// reduced, then for its effects.
 public struct StoreTask: Hashable, Sendable {
     let task: Task<Void, Never>?
     let scope: EffectScope?
