@@ -3,7 +3,7 @@ import Testing
 @testable import TodosApp
 
 /// Issue 18 items 6, 11, 12 and 13 on the terminal UI side (pure: reducers, key map, render).
-@Suite struct HostileUITests {
+@Suite(.timeLimit(.minutes(1))) struct HostileUITests {
     func render(_ state: AppState, _ columns: Int, _ rows: Int) -> [String] {
         Render.screen(state, size: TerminalIO.Size(columns: columns, rows: rows))
     }

@@ -61,13 +61,13 @@ func openApp(path: String) throws -> TodoApp {
 
 extension TodosCommand {
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an item; prints its id.")
+        static let configuration = CommandConfiguration(abstract: "Add an item; prints its id. Creates the database if there is none (and says where).")
         @ParentCommand var parent: TodosCommand
         @OptionGroup var options: DatabaseOptions
         var databasePath: String { DatabaseLocation.resolve(option: options.db ?? parent.options.db) }
-        @Argument(help: "The title.") var title: String
-        @Option(help: "The list (created if missing; default: the first list).") var list: String?
-        @Option(help: "A tag (repeatable).") var tag: [String] = []
+        @Argument(help: ArgumentHelp("The title (at most 500 characters; put -- before a title starting with '-').")) var title: String
+        @Option(help: "The list (created if missing; default: the first list). At most 100 characters; compared ignoring case and surrounding spaces.") var list: String?
+        @Option(help: "A tag (repeatable; at most 100 characters).") var tag: [String] = []
 
         func run() async throws {
             let title = Limits.clean(title)
@@ -95,7 +95,7 @@ extension TodosCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List items.")
+        static let configuration = CommandConfiguration(abstract: "List items (reads only; the database must exist).")
         @ParentCommand var parent: TodosCommand
         @OptionGroup var options: DatabaseOptions
         var databasePath: String { DatabaseLocation.resolve(option: options.db ?? parent.options.db) }
