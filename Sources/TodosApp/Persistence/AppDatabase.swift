@@ -4,7 +4,15 @@ import Logging
 import SwiduxSQLite
 
 /// The app's database: schema (migrations), one table per entity store, hydration and
-/// the state writers, registered leaves first (lists, tags, items, item tags).
+/// the state writers, registered referencing rows first (item tags, items, tags, lists).
+///
+/// Why that order: one flush is one transaction whose foreign-key checks are deferred to
+/// the commit, so inserts may come in any order; but a deletion must not be pre-empted by a
+/// cascade. Deleting a list deletes its items and their tag links explicitly (the reducers
+/// do); written after them, the list's own deletion cascades nothing. Written before them,
+/// its cascade would delete those rows first, their explicit deletions would find nothing
+/// and be reported as "vanished" (deleted by another writer) — and an undo of the list
+/// deletion would then not bring them back.
 public final class AppDatabase: Sendable {
     public let database: SwiduxDatabase
 
@@ -192,10 +200,10 @@ public final class AppDatabase: Sendable {
     ) -> PersistenceMiddleware<AppState> {
         PersistenceMiddleware(
             writers: [
-                database.stateWriter(for: \.lists, table: Self.lists),
-                database.stateWriter(for: \.tags, table: Self.tags),
-                database.stateWriter(for: \.items, table: Self.items),
                 database.stateWriter(for: \.itemTags, table: Self.itemTags),
+                database.stateWriter(for: \.items, table: Self.items),
+                database.stateWriter(for: \.tags, table: Self.tags),
+                database.stateWriter(for: \.lists, table: Self.lists),
             ],
             debounce: debounce,
             clock: clock,
