@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// How the entities of one ``EntityStore`` live in one database table: its name, how an
+/// How the entities of one `EntityStore` live in one database table: its name, how an
 /// entity becomes a row and back, and the `position` column that keeps their order.
 ///
 /// Two mappings:
@@ -170,7 +170,7 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         try fetchAllRows(db, self)
     }
 
-    /// The table's entities as a hydrated ``EntityStore`` (no changes recorded).
+    /// The table's entities as a hydrated `EntityStore` (no changes recorded).
     ///
     /// ```swift
     /// let todos = try database.writer.read { db in try todoTable.fetchStore(db) }

@@ -1,7 +1,7 @@
 import GRDB
 
 extension SwiduxDatabase {
-    /// Loads every entity of `table` into an ``EntityStore``, in stored order, recording
+    /// Loads every entity of `table` into an `EntityStore`, in stored order, recording
     /// no changes (nothing to write back).
     ///
     /// ```swift

@@ -1,9 +1,9 @@
 import GRDB
 
 extension SwiduxDatabase {
-    /// A ``StateWriter`` persisting the ``EntityStore`` at `keyPath` into `table`.
+    /// A `StateWriter` persisting the `EntityStore` at `keyPath` into `table`.
     ///
-    /// All the writers built on one database are written by ``PersistenceMiddleware``
+    /// All the writers built on one database are written by `PersistenceMiddleware`
     /// in one transaction per flush (``performAtomically(_:)``): after a crash the file
     /// holds the state of a completed flush, never half of one. Insertions use one cached
     /// `INSERT … ON CONFLICT(id) DO UPDATE` statement, updates one cached `UPDATE`,

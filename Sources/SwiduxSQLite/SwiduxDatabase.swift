@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// Your app's embedded SQLite database: opens (or creates) the file in WAL mode with
-/// foreign keys on, runs your ``SwiduxMigrations``, hydrates ``EntityStore``s and
-/// builds the ``StateWriter``s that persist them — one flush, one transaction.
+/// foreign keys on, runs your ``SwiduxMigrations``, hydrates `EntityStore`s and
+/// builds the `StateWriter`s that persist them — one flush, one transaction.
 ///
 /// ```swift
 /// let database = try SwiduxDatabase(path: "/path/to/app.sqlite", migrations: .app)
@@ -272,7 +272,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// Runs `operations` in order in one write transaction with foreign-key checks
     /// deferred to the commit: rows referencing each other may be written in any
     /// order, and a flush that leaves a dangling reference is refused as a whole.
-    /// ``PersistenceMiddleware`` calls this once per flush for all the writers built by
+    /// `PersistenceMiddleware` calls this once per flush for all the writers built by
     /// ``stateWriter(for:table:)`` on this database.
     ///
     /// ```swift

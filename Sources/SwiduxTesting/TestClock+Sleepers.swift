@@ -1,7 +1,7 @@
 extension TestClock {
     /// Waits, in real time and at most `timeout`, until something sleeps on this clock.
     ///
-    /// Work that sleeps on the clock (a debounce window of ``PersistenceMiddleware``, a
+    /// Work that sleeps on the clock (a debounce window of `PersistenceMiddleware`, a
     /// debounced effect) starts its sleep in its own task, a moment after the action that
     /// scheduled it. Advancing the clock before that moment would not wake it, so wait first:
     ///

@@ -17,10 +17,10 @@ extension TestStore {
     /// that time pass too), and the flush runs in the middleware's own task. Unlike
     /// ``flush()``, which writes at once, this checks the window itself.
     ///
-    /// Fails when the test store has no ``PersistenceMiddleware`` or its clock is not a
+    /// Fails when the test store has no `PersistenceMiddleware` or its clock is not a
     /// `TestClock<Duration>`, and when changes are still pending `timeout` (default
     /// ``timeout``) of real time later: a write failed (it is retried after a backoff; see
-    /// ``PersistenceMiddleware/onError``) or an action kept changing persisted state.
+    /// `PersistenceMiddleware/onError`) or an action kept changing persisted state.
     public func closePersistenceWindow(
         timeout: Duration? = nil,
         fileID: StaticString = #fileID,

@@ -5,7 +5,7 @@ extension TestStore {
     /// `true` when ``redo(assert:fileID:filePath:line:column:)`` would change the state.
     public var canRedo: Bool { store.canRedo }
 
-    /// Undoes the last undoable step (``Store/undo()``) and asserts the state change, as
+    /// Undoes the last undoable step (`Store/undo()`) and asserts the state change, as
     /// ``send(_:assert:fileID:filePath:line:column:)`` does.
     ///
     /// ```swift
@@ -31,7 +31,7 @@ extension TestStore {
         )
     }
 
-    /// Re-applies the last undone step (``Store/redo()``) and asserts the state change, as
+    /// Re-applies the last undone step (`Store/redo()`) and asserts the state change, as
     /// ``send(_:assert:fileID:filePath:line:column:)`` does.
     ///
     /// ```swift

@@ -38,7 +38,7 @@ import IssueReporting
 /// tests alike, and `withKnownIssue` / `XCTExpectFailure` can expect them. An error thrown
 /// by an effect without a `catch` handler is a failure too.
 ///
-/// Time: put a `TestClock` in the environment (and in ``PersistenceMiddleware``) and drive
+/// Time: put a `TestClock` in the environment (and in `PersistenceMiddleware`) and drive
 /// it with `await clock.advance(by:)`; the test store never sleeps for effects' time.
 /// Only `receive(_:timeout:assert:)` and ``finish(timeout:fileID:filePath:line:column:)``
 /// wait in real time, and only until the effects' actions arrive (at most ``timeout``).
@@ -61,7 +61,7 @@ public final class TestStore<State: Equatable, Action> {
     var needsCompletionCheck = false
     private let createdAt: CallSite
 
-    /// Creates a test store around a ``Store`` running `reducer`, with the same middleware,
+    /// Creates a test store around a `Store` running `reducer`, with the same middleware,
     /// persistence and undo as the app's store, so that each is asserted step by step.
     ///
     /// ```swift
@@ -81,12 +81,12 @@ public final class TestStore<State: Equatable, Action> {
     ///   - initialState: the state the test starts from; every assertion is relative to it.
     ///   - reducer: the reducer under test.
     ///   - environment: its dependencies (inject test clocks and fakes here).
-    ///   - middleware: hooks around every reduce, as in ``Store``. A state change a hook makes
+    ///   - middleware: hooks around every reduce, as in `Store`. A state change a hook makes
     ///     in `afterReduce` is part of the step: `send`'s expectation must include it.
     ///   - persistence: persistence middleware to run after every reduce, as in the app.
     ///   - undo: enables ``undo(assert:fileID:filePath:line:column:)`` and
     ///     ``redo(assert:fileID:filePath:line:column:)``.
-    ///   - undoPolicy: classifies each action for undo (default: as ``Store`` does).
+    ///   - undoPolicy: classifies each action for undo (default: as `Store` does).
     ///   - timeout: the default of ``timeout``.
     ///   - fileID: where failures found when the test store is deinitialized are reported.
     ///   - filePath: the file of that report.
@@ -185,7 +185,7 @@ public final class TestStore<State: Equatable, Action> {
     }
 
     /// Writes every pending persistence change now and returns when it is written
-    /// (see ``PersistenceMiddleware/flush()``).
+    /// (see `PersistenceMiddleware/flush()`).
     ///
     /// ```swift
     /// await store.send(.addItem(milk)) { $0.items[milk.id] = milk }

@@ -46,6 +46,9 @@ public final class MVIStore<State, Intent, Action>: Observable {
     /// Seed 000's initializer: the action reducer completes async transitions.
     ///
     /// - Parameters:
+    ///   - initial: the state the store starts with.
+    ///   - reduceIntent: handles user input; may return an effect that produces actions.
+    ///   - reduceAction: applies an effect's result to the state.
     ///   - logger: where unhandled effect errors and dispatch loops are logged.
     ///   - onUnexpectedError: receives errors thrown by effects that have no `catch`
     ///     handler (default: logged to `logger`). `CancellationError` never reaches it.
@@ -71,6 +74,9 @@ public final class MVIStore<State, Intent, Action>: Observable {
     /// An action reducer that may itself return a follow-up effect.
     ///
     /// - Parameters:
+    ///   - initial: the state the store starts with.
+    ///   - reduceIntent: handles user input; may return an effect that produces actions.
+    ///   - reduceAction: applies an effect's result to the state, and may return a follow-up effect.
     ///   - logger: where unhandled effect errors and dispatch loops are logged.
     ///   - onUnexpectedError: receives errors thrown by effects that have no `catch`
     ///     handler (default: logged to `logger`). `CancellationError` never reaches it.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// An in-memory table for one entity type, for tests: a ``StateWriter`` target that keeps
+/// An in-memory table for one entity type, for tests: a `StateWriter` target that keeps
 /// its rows by id, in order, and records every batch a flush wrote, so that a test can
 /// assert exactly what an action persisted. It can also fail on demand, for retry tests.
 ///
@@ -19,13 +19,13 @@ import Foundation
 /// ```
 ///
 /// **Updates of missing rows.** A write is an insertion or an update (see
-/// ``WriteBatch/insertions``). By default this backend applies an update of a row it does
+/// `WriteBatch/insertions`). By default this backend applies an update of a row it does
 /// not hold as an insertion (a plain upsert) and never reports anything vanished: a test
 /// that builds its state with `EntityStore(rows)` (hydration) without giving the same rows
 /// to the backend, then changes them, writes updates, and its entities must not disappear.
 /// Pass `deleteWins: true` for the rule of SQLite (and of `SwiduxSQLite`'s tables): an
 /// update of a missing row is not applied, and it and a deletion that finds no row are
-/// reported in ``WriteResult/vanished``, so that the store forgets them. Simulate the other
+/// reported in `WriteResult/vanished`, so that the store forgets them. Simulate the other
 /// writer with ``deleteExternally(_:)``:
 ///
 /// ```swift
@@ -52,9 +52,11 @@ where Entity.ID: Sendable {
 
     /// A backend holding `rows`, in order (for example to hydrate a state from it).
     ///
-    /// - Parameter deleteWins: apply "delete wins over a stale update" like SQLite: an
-    ///   update of a missing row is not applied and is reported vanished, as is a deletion
-    ///   that finds no row. `false` by default: updates of missing rows insert them.
+    /// - Parameters:
+    ///   - rows: the rows the backend starts with (a "file" written before the test).
+    ///   - deleteWins: apply "delete wins over a stale update" like SQLite: an
+    ///     update of a missing row is not applied and is reported vanished, as is a deletion
+    ///     that finds no row. `false` by default: updates of missing rows insert them.
     public init(_ rows: [Entity] = [], deleteWins: Bool = false) {
         self.deleteWins = deleteWins
         for row in rows { upsert(row) }
@@ -108,7 +110,7 @@ where Entity.ID: Sendable {
     }
 
     /// Makes the next `count` writes throw `error` without storing anything; the
-    /// ``PersistenceMiddleware`` keeps the batch and retries it.
+    /// `PersistenceMiddleware` keeps the batch and retries it.
     ///
     /// ```swift
     /// items.failNextWrites(count: 2)
@@ -120,7 +122,7 @@ where Entity.ID: Sendable {
         locked { failures.append(contentsOf: repeatElement(error, count: count)) }
     }
 
-    /// Applies `batch` (what the ``StateWriter`` calls), or throws an injected failure
+    /// Applies `batch` (what the `StateWriter` calls), or throws an injected failure
     /// without storing anything. Returns the ids it found gone (only with `deleteWins`).
     ///
     /// ```swift
@@ -216,7 +218,7 @@ where Entity.ID: Sendable {
 /// items.failNextWrites(count: 1, error: InjectedWriteError("disk full"))
 /// ```
 public struct InjectedWriteError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// What the failure says in logs and ``PersistenceWriteFailure`` descriptions.
+    /// What the failure says in logs and `PersistenceWriteFailure` descriptions.
     public var message: String
     /// An injected failure saying `message`.
     public init(_ message: String = "injected write failure") { self.message = message }
