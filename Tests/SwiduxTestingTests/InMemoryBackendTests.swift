@@ -59,4 +59,37 @@ import Testing
         try await persistence.flush()
         #expect(backend.batches == [.init(writes: [milk])])
     }
+
+    @Test func byDefaultAnUpdateOfAMissingRowInsertsItAndNothingVanishes() throws {
+        let backend = InMemoryBackend<Todo>()
+        let result = try backend.write(WriteBatch(writes: [milk], deletions: [eggs.id], insertions: []))
+        #expect(result.vanished.isEmpty)
+        #expect(backend.rows == [milk])
+    }
+
+    @Test func withDeleteWinsAnUpdateOfAMissingRowVanishes() throws {
+        let backend = InMemoryBackend<Todo>([milk, eggs], deleteWins: true)
+        backend.deleteExternally([milk.id])
+        #expect(backend.batches.isEmpty)
+        var renamed = milk
+        renamed.title = "Oat milk"
+        let result = try backend.write(WriteBatch(writes: [renamed, bread], deletions: [99], insertions: [bread.id]))
+        #expect(result.vanished == [99, milk.id])
+        #expect(backend.rows == [eggs, bread])          // the insertion inserts, the update does not
+    }
+
+    @MainActor @Test func theStoreForgetsAnEntityWhoseUpdateVanished() async throws {
+        let backend = InMemoryBackend<Todo>([milk, eggs], deleteWins: true)
+        let persistence = PersistenceMiddleware<TodoState>(writers: [backend.stateWriter(for: \.todos)])
+        var vanished: [String] = []
+        persistence.onVanished = { vanished += $0.ids.map { "\($0)" } }
+        let store = Store(initialState: TodoState(todos: EntityStore([milk, eggs])), reducer: todoReducer,
+                          environment: (), persistence: persistence)
+        store.send(.toggle(milk.id))
+        backend.deleteExternally([milk.id])
+        try await store.flush()
+        #expect(store.state.todos.values == [eggs])
+        #expect(vanished == ["1"])
+        #expect(backend.rows == [eggs])
+    }
 }

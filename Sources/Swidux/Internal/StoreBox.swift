@@ -99,6 +99,21 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         // Changes recorded while building the initial state are real (first-launch data):
         // hydration records none, so whatever is recorded is persisted.
         persistence?.afterReduce(state: &state)
+        installPersistenceHook()
+    }
+
+    // MARK: Persistence hook (owned by the persistence work; keep it small and separate)
+
+    /// Lets the persistence middleware take entities another writer deleted out of the
+    /// state after a flush: not recorded (not written back), not an undo step (and gone
+    /// from the undo snapshots), observers notified.
+    private func installPersistenceHook() {
+        persistence?.liveStateEditor = { [weak self] edit in
+            guard let self else { return }
+            edit(&self.state)
+            self.undoStack?.editSnapshots(edit)
+            self.notifyObservers()
+        }
     }
 
     /// Effects live while any store that can receive their actions lives: a scoped store

@@ -122,7 +122,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     public func contains(_ id: ID) -> Bool { storage.index[id] != nil }
 
     /// Reads, inserts (appends), replaces or (with `nil`) deletes the entity with `id`.
-    /// Recorded, unless it changes nothing.
+    /// Recorded, unless it changes nothing: a new id as an insertion, a present one as an
+    /// update (see ``ChangeSet/inserted``), a deletion with the removed entity's own id.
     ///
     /// ```swift
     /// items[item.id] = item            // insert (append) or replace
@@ -145,16 +146,21 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     guard storage.slots[slot] != newValue else { return }
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
+                    _changes.recordUpdate(id)
                 } else {
                     makeUnique()
                     storage.append(newValue)
+                    _changes.recordInsertion(id)
                 }
-                _changes.recordUpsert(id)
             } else {
-                guard storage.index[id] != nil else { return }
+                guard let slot = storage.index[id] else { return }
+                // Record the removed entity's own id, not the caller's key: they are equal
+                // but may differ in representation (canonically equivalent strings), and
+                // backends compare bytes.
+                let removed = storage.entity(inSlot: slot).id
                 makeUnique()
                 storage.remove(id)
-                _changes.recordDeletion(id)
+                _changes.recordDeletion(removed)
             }
             _changeFingerprint = .next()
         }
@@ -183,7 +189,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         guard value != old else { return true }
         makeUnique()
         storage.replace(inSlot: slot, with: value)
-        _changes.recordUpsert(id)
+        _changes.recordUpdate(old.id)
         _changeFingerprint = .next()
         return true
     }
@@ -317,6 +323,10 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     /// `preferExisting` is called once per id in both, in `other`'s order, before anything
     /// changes: if it throws, the store is unchanged.
     ///
+    /// An entity it adds back after this store deleted it (the deletion recorded, waiting in
+    /// a ``StateWriter`` or in flight) is written again by the ``PersistenceMiddleware``, as
+    /// an insertion at its new place, so that the backend does not delete what the store has.
+    ///
     /// - Complexity: O(*m*) on average, where *m* is the number of entities in `other`;
     ///   O(1) when this store is empty.
     @inlinable
@@ -324,6 +334,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         if isEmpty {
             guard !other.isEmpty else { return }
             storage = other.storage
+            _changes._rehydrated = true
             _changeFingerprint = .next()
             return
         }
@@ -343,6 +354,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         makeUnique()
         for replacement in replacements { storage.replace(inSlot: replacement.slot, with: replacement.entity) }
         for entity in additions { storage.append(entity) }
+        if !additions.isEmpty { _changes._rehydrated = true }
         _changeFingerprint = .next()
     }
 
@@ -376,7 +388,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         for entity in other {
             if let slot = storage.index[entity.id] {
                 if storage.entity(inSlot: slot) != entity {
-                    _changes.recordUpsert(entity.id)
+                    _changes.recordUpdate(entity.id)
                     changed = true
                 }
                 // The next entity of ours that `other` keeps must be this one, and no
@@ -389,7 +401,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     if seenNew || survivor?.id != entity.id { orderChanged = true }
                 }
             } else {
-                _changes.recordUpsert(entity.id)
+                _changes.recordInsertion(entity.id)
                 changed = true
                 seenNew = true
             }
@@ -424,6 +436,20 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     }
 
     // MARK: Internals
+
+    /// Removes the entities with `ids` without recording anything (they are already gone
+    /// from the backend: another writer deleted them). Returns `true` if any was present.
+    @discardableResult
+    mutating func removeUnrecorded(_ ids: some Sequence<ID>) -> Bool {
+        var removed = false
+        for id in ids where storage.index[id] != nil {
+            makeUnique()
+            storage.remove(id)
+            removed = true
+        }
+        if removed { _changeFingerprint = .next() }
+        return removed
+    }
 
     /// Copies the storage if it is shared, so that it can be mutated.
     @inlinable

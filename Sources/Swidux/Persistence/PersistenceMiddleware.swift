@@ -25,6 +25,16 @@ import Logging
 /// - A writer that throws loses nothing: its batch (and those of the writers after it) is
 ///   kept under newer changes and retried with backoff (``RetryPolicy``); the failure is
 ///   logged, passed to ``onError`` and yielded on ``errors``; ``flush()`` rethrows it.
+/// - **Delete wins over a stale update**: after a flush, entities the backend reported gone
+///   (``WriteResult/vanished``: another writer deleted them) are removed from the store's
+///   state without being written back or becoming an undo step; a newer pending update of
+///   such an entity is dropped, a newer pending insertion is kept. Then ``onVanished`` is called.
+/// - **Releasing the store loses nothing silently**: changes still pending when the middleware
+///   is released (with its store), including those waiting for a retry, are written by a
+///   final flush that outlives it; if that flush fails, the loss is logged (error) and passed
+///   to ``onError``. A process that exits does not wait for it, and it is not ordered with the
+///   flushes of a store opened later on the same backend: call ``flush()`` first (see the
+///   Persistence article: background, SIGTERM).
 @MainActor
 public final class PersistenceMiddleware<State> {
     /// The writers, in flush order.
@@ -42,9 +52,25 @@ public final class PersistenceMiddleware<State> {
     public var loopWarningThreshold: Int = 10_000
 
     /// Called on the main actor after a flush that found entities gone from the backend
-    /// (another writer deleted them; see ``WriteResult/vanished``). The store has already
-    /// removed them from its state, without writing back.
+    /// (another writer deleted them; see ``WriteResult/vanished``), once per writer. The
+    /// store has already removed them from its state, without writing back (an entity the
+    /// store inserted again since stays, and its insertion is written by the next flush).
+    /// With a hand-written store that calls ``afterReduce(state:)`` itself, they leave the
+    /// state at its next ``afterReduce(state:)`` call.
+    ///
+    /// ```swift
+    /// persistence.onVanished = { vanished in
+    ///     print("\(vanished.ids.count) items were deleted elsewhere")
+    /// }
+    /// ```
     public var onVanished: (@MainActor (VanishedEntities) -> Void)?
+
+    /// Installed by the ``Store`` that owns this middleware: applies an edit to its live
+    /// state without recording it (no drain, no undo step) and notifies its observers.
+    /// Without one (a hand-written store calling ``afterReduce(state:)``), edits wait for
+    /// the next ``afterReduce(state:)``.
+    var liveStateEditor: (@MainActor (_ edit: (inout State) -> Void) -> Void)?
+    private var deferredEdits: [(inout State) -> Void] = []
 
     /// Every failed flush attempt, as a stream (for UI banners or tests).
     public let errors: AsyncStream<PersistenceWriteFailure>
@@ -52,7 +78,7 @@ public final class PersistenceMiddleware<State> {
 
     private let clock: any Clock<Duration>
     private var windowTask: Task<Void, Never>?
-    private var flushInFlight: Task<Void, any Error>?
+    private var flushInFlight: Task<PersistenceWriteFailure?, Never>?
     private var consecutiveFailures = 0
     private var changesInWindow = 0
     private var warnedThisWindow = false
@@ -83,7 +109,46 @@ public final class PersistenceMiddleware<State> {
 
     deinit {
         windowTask?.cancel()
-        errorsContinuation.finish()
+        // Nothing is in flight here (a flush keeps the middleware alive until it ends), but
+        // changes may be pending, some waiting for a retry: a final flush writes them, and
+        // reports them if it fails. It holds the writers (and their pending batches) itself.
+        let writers = self.writers
+        let logger = self.logger
+        let onError = self.onError
+        let onVanished = self.onVanished
+        let errors = errorsContinuation
+        Task { @MainActor in
+            await Self.finalFlush(writers: writers, logger: logger, onError: onError, onVanished: onVanished, errors: errors)
+            errors.finish()
+        }
+    }
+
+    /// The flush of a released middleware: one attempt; a failure is logged and reported.
+    private static func finalFlush(
+        writers: [StateWriter<State>], logger: Logger,
+        onError: (@MainActor (PersistenceWriteFailure) -> Void)?,
+        onVanished: (@MainActor (VanishedEntities) -> Void)?,
+        errors: AsyncStream<PersistenceWriteFailure>.Continuation
+    ) async {
+        guard writers.contains(where: { $0.hasPendingWrites }) else { return }
+        let taken = writers.map { ($0, $0.box.takePending()) }
+        let outcome = await perform(taken)
+        for (index, result) in outcome.results {
+            if let vanished = taken[index].0.box.complete(result) {
+                onVanished?(VanishedEntities(writer: taken[index].0.name, ids: vanished.ids))
+            }
+        }
+        guard let failure = outcome.failure else {
+            logger.debug("Swidux persistence: final flush of a released store wrote \(taken.reduce(0) { $0 + $1.1.count }) changes")
+            return
+        }
+        for index in failure.unwritten { taken[index].0.box.restorePending(taken[index].1) }
+        let lost = failure.unwritten.reduce(0) { $0 + taken[$1].0.box.pendingChangeCount }
+        let reported = PersistenceWriteFailure(
+            writer: failure.writers, underlying: failure.error, attempt: 1, pendingCount: lost)
+        logger.error("Swidux persistence: the store was released with pending changes and its final flush failed: \(lost) changes of \(failure.writers) were not written: \(failure.error)")
+        onError?(reported)
+        errors.yield(reported)
     }
 
     /// `true` when changes are waiting to be written.
@@ -95,6 +160,10 @@ public final class PersistenceMiddleware<State> {
     /// Drains every writer's entity store change log; call after every reducer invocation
     /// (the ``Store`` does it for you).
     public func afterReduce(state: inout State) {
+        if !deferredEdits.isEmpty {
+            for edit in deferredEdits { edit(&state) }
+            deferredEdits.removeAll()
+        }
         var drained = false
         for writer in writers where writer.box.drain(&state) { drained = true }
         guard drained else { return }
@@ -146,41 +215,83 @@ public final class PersistenceMiddleware<State> {
     }
 
     private func flushNow() async throws {
-        // Flushes never overlap: wait for the one in flight, then write what is newer.
+        // Flushes never overlap: wait for the one in flight, then write what is newer. The
+        // task in flight settles its outcome and clears `flushInFlight` before it ends, so
+        // every waiter wakes to a settled state.
         while let inFlight = flushInFlight {
-            _ = await inFlight.result
+            _ = await inFlight.value
         }
         changesInWindow = 0
         warnedThisWindow = false
         guard hasPendingWrites else { return }
         let taken = writers.map { ($0, $0.box.takePending()) }
-        let task = Task { @MainActor in try await Self.perform(taken) }
+        let task = Task { @MainActor in
+            let outcome = await Self.perform(taken)
+            let failure = self.settle(taken, outcome)
+            self.flushInFlight = nil
+            return failure
+        }
         flushInFlight = task
-        let result = await task.result
-        flushInFlight = nil
-        switch result {
-        case .success:
+        if let failure = await task.value { throw failure }
+    }
+
+    /// Applies a flush's outcome: written batches complete (vanished entities leave the
+    /// state), unwritten ones go back under newer changes; a failure is counted, reported
+    /// and a retry scheduled. Returns the reported failure.
+    private func settle(_ taken: [(StateWriter<State>, PendingFlush)], _ outcome: FlushOutcome) -> PersistenceWriteFailure? {
+        // Steps written before a failure are done: settle them first.
+        var vanished: [(writer: String, VanishedInWriter<State>)] = []
+        for (index, result) in outcome.results {
+            if let found = taken[index].0.box.complete(result) { vanished.append((taken[index].0.name, found)) }
+        }
+        if let failure = outcome.failure {
+            for index in failure.unwritten { taken[index].0.box.restorePending(taken[index].1) }
+        }
+        if !vanished.isEmpty { forgetVanished(vanished) }
+        guard let failure = outcome.failure else {
             consecutiveFailures = 0
             flushCount += 1
             logger.debug("Swidux persistence: flushed \(taken.reduce(0) { $0 + $1.1.count }) changes")
-        case .failure(let error):
-            consecutiveFailures += 1
-            let failure = error as? PersistenceWriteFailure ?? PersistenceWriteFailure(
-                writer: "?", underlying: error, attempt: consecutiveFailures, pendingCount: 0)
-            let reported = PersistenceWriteFailure(
-                writer: failure.writer, underlying: failure.underlying,
-                attempt: consecutiveFailures, pendingCount: failure.pendingCount)
-            logger.error("\(reported)")
-            onError?(reported)
-            errorsContinuation.yield(reported)
-            scheduleWindow(after: retryPolicy.delay(forAttempt: consecutiveFailures))
-            throw reported
+            return nil
+        }
+        consecutiveFailures += 1
+        // Everything kept for retry: the failed batches merged with newer changes.
+        let kept = failure.unwritten.reduce(0) { $0 + taken[$1].0.box.pendingChangeCount }
+        let reported = PersistenceWriteFailure(
+            writer: failure.writers, underlying: failure.error,
+            attempt: consecutiveFailures, pendingCount: kept)
+        logger.error("\(reported)")
+        onError?(reported)
+        errorsContinuation.yield(reported)
+        scheduleWindow(after: retryPolicy.delay(forAttempt: consecutiveFailures))
+        return reported
+    }
+
+    /// Takes entities another writer deleted out of the live state, unrecorded, then reports them.
+    private func forgetVanished(_ vanished: [(writer: String, VanishedInWriter<State>)]) {
+        let edit: (inout State) -> Void = { state in
+            for (_, found) in vanished { found.remove(&state) }
+        }
+        if let liveStateEditor {
+            liveStateEditor(edit)
+        } else {
+            deferredEdits.append(edit)
+        }
+        for (writer, found) in vanished {
+            logger.info("Swidux persistence: \(VanishedEntities(writer: writer, ids: found.ids))")
+            onVanished?(VanishedEntities(writer: writer, ids: found.ids))
         }
     }
 
-    /// Runs the taken batches in registration order; on failure, gives back the failed
-    /// step's batch and every later one, and throws ``PersistenceWriteFailure``.
-    private static func perform(_ taken: [(StateWriter<State>, PendingFlush)]) async throws {
+    /// What running a flush's batches gave: each written batch's result (by index in the
+    /// taken list) and, if a step failed, the error and every batch left unwritten.
+    struct FlushOutcome: @unchecked Sendable {
+        var results: [(index: Int, result: any Sendable)] = []
+        var failure: (error: any Error, writers: String, unwritten: [Int])?
+    }
+
+    /// Runs the taken batches in registration order, stopping at the first failing step.
+    private static func perform(_ taken: [(StateWriter<State>, PendingFlush)]) async -> FlushOutcome {
         // Build steps: direct writers alone; writers on one transactional backend together,
         // at the position of the first of them.
         var steps: [[Int]] = []
@@ -198,26 +309,31 @@ public final class PersistenceMiddleware<State> {
                 }
             }
         }
+        var outcome = FlushOutcome()
+        // Batches with nothing to write are done at once.
+        for (index, (_, flush)) in taken.enumerated() where flush.isEmpty {
+            outcome.results.append((index, WriteResult<Int>.none))
+        }
         for (stepIndex, step) in steps.enumerated() {
             do {
                 switch taken[step[0]].1.run {
                 case .direct(let write):
-                    try await write()
+                    outcome.results.append((step[0], try await write()))
                 case .atomic(let group, _):
-                    let operations = step.compactMap { index -> (@Sendable (Any) throws -> Void)? in
+                    let operations = step.compactMap { index -> (@Sendable (Any) throws -> any Sendable)? in
                         if case .atomic(_, let op) = taken[index].1.run { return op }
                         return nil
                     }
-                    try await group.perform(operations)
+                    let results = try await group.perform(operations)
+                    for (offset, index) in step.enumerated() { outcome.results.append((index, results[offset])) }
                 }
             } catch {
-                let unwritten = steps[stepIndex...].flatMap { $0 }
-                for index in unwritten { taken[index].0.box.restorePending(taken[index].1) }
                 let writerNames = step.map { taken[$0].0.name }.joined(separator: ", ")
-                let pending = step.reduce(0) { $0 + taken[$1].1.count }
-                throw PersistenceWriteFailure(writer: writerNames, underlying: error, attempt: 0, pendingCount: pending)
+                outcome.failure = (error, writerNames, steps[stepIndex...].flatMap { $0 })
+                return outcome
             }
         }
+        return outcome
     }
 }
 

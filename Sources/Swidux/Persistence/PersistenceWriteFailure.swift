@@ -7,7 +7,8 @@ public struct PersistenceWriteFailure: Error, Sendable, CustomStringConvertible 
     public let underlying: any Error
     /// 1 for the first failure, 2 for the first retry's failure, ...
     public let attempt: Int
-    /// Entities (writes plus deletions) still pending for that writer.
+    /// The changes kept for retry: writes plus deletions (a pending reorder counting as
+    /// one) of the failed writer and of the writers after it, newer changes included.
     public let pendingCount: Int
 
     public var description: String {

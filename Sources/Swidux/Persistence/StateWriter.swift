@@ -1,3 +1,5 @@
+import Foundation
+
 /// Drains the change log of one ``EntityStore`` in the state and accumulates the work
 /// to persist, which ``PersistenceMiddleware`` flushes in batches.
 ///
@@ -24,13 +26,40 @@ public final class StateWriter<State> {
         self.init(keyPath: keyPath, writeBatch: { batch in try await write(batch.writes, batch.deletions) })
     }
 
-    /// The batch form: the closure also learns when the order of the entities changed.
-    public init<Entity>(
+    /// The batch form: the closure also learns when the order of the entities changed and
+    /// which writes are insertions (``WriteBatch/insertions``).
+    ///
+    /// ```swift
+    /// StateWriter(keyPath: \AppState.items, writeBatch: { batch in
+    ///     try await itemDB.save(batch.writes, deleting: batch.deletions, order: batch.order)
+    /// })
+    /// ```
+    public convenience init<Entity>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         writeBatch: @escaping @Sendable (WriteBatch<Entity>) async throws -> Void
     ) {
+        self.init(keyPath: keyPath, apply: { batch in
+            try await writeBatch(batch)
+            return .none
+        })
+    }
+
+    /// The reporting form: the closure writes the batch and returns what it found gone from
+    /// the backend (see ``WriteResult``); the middleware removes those entities from the
+    /// store after the flush, without writing back. Use it for a backend that applies the
+    /// rule "delete wins over a stale update" (only ``WriteBatch/insertions`` create rows).
+    ///
+    /// ```swift
+    /// StateWriter(keyPath: \AppState.items, apply: { batch in
+    ///     try await itemService.save(batch)   // returns WriteResult(vanished: idsNotFound)
+    /// })
+    /// ```
+    public init<Entity>(
+        keyPath: WritableKeyPath<State, EntityStore<Entity>>,
+        apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> WriteResult<Entity.ID>
+    ) {
         self.name = "\(keyPath)"
-        self.box = TypedStateWriterBox(keyPath: keyPath, sink: .direct(writeBatch))
+        self.box = TypedStateWriterBox(keyPath: keyPath, sink: .direct(apply))
     }
 
     /// The transactional form: `stage` runs inside `backend`'s transaction, together with
@@ -49,6 +78,12 @@ public final class StateWriter<State> {
     /// The transactional form that reports back: `apply` runs inside `backend`'s
     /// transaction and returns the ids that had vanished from the backend (see
     /// ``WriteResult``); the middleware removes them from the store after the commit.
+    ///
+    /// ```swift
+    /// StateWriter(keyPath: \AppState.items, backend: database, apply: { db, batch in
+    ///     try itemTable.write(batch, in: db)
+    /// })
+    /// ```
     public init<Entity, Backend: TransactionalWriteBackend>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         backend: Backend,
@@ -57,9 +92,8 @@ public final class StateWriter<State> {
         self.name = "\(keyPath)"
         let group = AtomicGroup(backend: backend)
         self.box = TypedStateWriterBox(keyPath: keyPath, sink: .atomic(group, { batch in
-            { (transaction: Any) throws -> Void in
-                // TODO(persistence): carry the result back to the middleware.
-                _ = try apply(transaction as! Backend.Transaction, batch)
+            { (transaction: Any) throws -> any Sendable in
+                try apply(transaction as! Backend.Transaction, batch)
             }
         }))
     }
@@ -73,22 +107,40 @@ public final class StateWriter<State> {
 protocol StateWriterBox<State>: AnyObject {
     associatedtype State
     var hasPending: Bool { get }
+    /// Writes plus deletions pending, a pending reorder counting as one.
+    var pendingChangeCount: Int { get }
     /// Moves the entity store's change log into the pending batch. Returns `true` if anything was drained.
     func drain(_ state: inout State) -> Bool
-    /// Takes the pending batch for a flush, leaving nothing pending.
+    /// Takes the pending batch for a flush, leaving nothing pending; it is in flight until
+    /// ``complete(_:)`` or ``restorePending(_:)``.
     func takePending() -> PendingFlush
     /// Puts a batch that failed back, under anything newer.
     func restorePending(_ flush: PendingFlush)
+    /// The batch in flight was written; `result` is what the backend returned (a
+    /// `WriteResult` of the writer's id type). Forgets pending updates of vanished ids (they
+    /// would vanish again) and returns the vanished ids, with the ones to remove from the
+    /// state (those without a newer pending insertion).
+    func complete(_ result: any Sendable) -> VanishedInWriter<State>?
     /// Sets `next`'s entity store to `current`'s restored from `next`'s, so that the
     /// differences between the live state and the snapshot are recorded.
     func restore(_ next: inout State, current: State)
 }
 
+/// What one writer's flush found gone from the backend, and how to take it out of a state.
+struct VanishedInWriter<State> {
+    /// Every vanished id (for ``VanishedEntities``).
+    let ids: [any Hashable & Sendable]
+    /// Removes from a state the vanished entities the store must forget, without recording.
+    let remove: (inout State) -> Void
+}
+
 /// A taken batch, ready to run, and a way to give it back if it fails.
 struct PendingFlush: @unchecked Sendable {
     enum Run {
-        case direct(@Sendable () async throws -> Void)
-        case atomic(AtomicGroup, @Sendable (Any) throws -> Void)
+        /// Writes the batch; returns its `WriteResult`.
+        case direct(@Sendable () async throws -> any Sendable)
+        /// Stages the batch in the group's transaction; returns its `WriteResult`.
+        case atomic(AtomicGroup, @Sendable (Any) throws -> any Sendable)
     }
     let run: Run
     let isEmpty: Bool
@@ -99,32 +151,67 @@ struct PendingFlush: @unchecked Sendable {
 /// Identity of a transactional backend, with a type-erased way to run operations on it.
 struct AtomicGroup: @unchecked Sendable {
     let id: ObjectIdentifier
-    let perform: @Sendable ([@Sendable (Any) throws -> Void]) async throws -> Void
+    /// Runs the operations in one transaction; returns their results, in order.
+    let perform: @Sendable ([@Sendable (Any) throws -> any Sendable]) async throws -> [any Sendable]
 
     init<Backend: TransactionalWriteBackend>(backend: Backend) {
         id = ObjectIdentifier(backend)
         perform = { operations in
-            try await backend.performAtomically(operations.map { op in
-                { (transaction: Backend.Transaction) throws -> Void in try op(transaction) }
+            let results = ResultSlots(count: operations.count)
+            try await backend.performAtomically(operations.enumerated().map { index, op in
+                { (transaction: Backend.Transaction) throws -> Void in results.set(index, try op(transaction)) }
             })
+            return results.values
         }
+    }
+}
+
+/// Where the operations of one transaction leave their results (they run on the backend's
+/// executor; read after the transaction committed).
+final class ResultSlots: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [any Sendable]
+
+    init(count: Int) { slots = Array(repeating: WriteResult<Int>.none, count: count) }
+
+    func set(_ index: Int, _ value: any Sendable) {
+        lock.lock(); defer { lock.unlock() }
+        slots[index] = value
+    }
+
+    var values: [any Sendable] {
+        lock.lock(); defer { lock.unlock() }
+        return slots
     }
 }
 
 @MainActor
 final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendable>: StateWriterBox where Entity.ID: Sendable {
+    typealias ID = Entity.ID
+
     enum Sink {
-        case direct(@Sendable (WriteBatch<Entity>) async throws -> Void)
-        case atomic(AtomicGroup, (WriteBatch<Entity>) -> @Sendable (Any) throws -> Void)
+        case direct(@Sendable (WriteBatch<Entity>) async throws -> WriteResult<ID>)
+        case atomic(AtomicGroup, (WriteBatch<Entity>) -> @Sendable (Any) throws -> any Sendable)
+    }
+
+    struct PendingWrite {
+        let seq: UInt64
+        var entity: Entity
+        /// New to the backend (see ``WriteBatch/insertions``); otherwise an update.
+        var isInsertion: Bool
     }
 
     let keyPath: WritableKeyPath<State, EntityStore<Entity>>
     let sink: Sink
-    /// Latest value per upserted id, in first-recorded order; deletions likewise.
-    var pendingWrites: [Entity.ID: (seq: UInt64, entity: Entity)] = [:]
-    var pendingDeletions: [Entity.ID: UInt64] = [:]
-    var pendingOrder: [Entity.ID]?
+    /// Latest value per written id, in first-recorded order; deletions likewise.
+    var pendingWrites: [ID: PendingWrite] = [:]
+    var pendingDeletions: [ID: UInt64] = [:]
+    /// The complete order of the store, when it must be written.
+    var pendingOrder: [ID]?
     var sequence: UInt64 = 0
+    /// The batch a flush took and has not finished writing.
+    var inFlight: WriteBatch<Entity>?
+    var inFlightDeletions: Set<ID> = []
 
     init(keyPath: WritableKeyPath<State, EntityStore<Entity>>, sink: Sink) {
         self.keyPath = keyPath
@@ -133,55 +220,86 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
 
     var hasPending: Bool { !pendingWrites.isEmpty || !pendingDeletions.isEmpty || pendingOrder != nil }
 
+    var pendingChangeCount: Int { pendingWrites.count + pendingDeletions.count + (pendingOrder == nil ? 0 : 1) }
+
     func drain(_ state: inout State) -> Bool {
-        guard !state[keyPath: keyPath].changes.isEmpty else { return false }
+        let recorded = state[keyPath: keyPath].changes
+        guard !recorded.isEmpty || recorded._rehydrated else { return false }
         let changes = state[keyPath: keyPath].drainChanges()
         let store = state[keyPath: keyPath]
-        var reinserted = false
-        for id in changes.deleted { recordDeletion(id) }
-        for id in changes.upserted {
+        // The order must be written again when it changed, and refreshed on every drain while
+        // one is pending or in flight (a failed batch's order is stale once the store changed).
+        var orderDirty = changes.orderChanged || pendingOrder != nil || inFlight?.order != nil
+        for id in changes.deleted {
             if let entity = store[id] {
-                // Deleted in an earlier drain, inserted again now: the backend row must move.
-                if pendingDeletions[id] != nil { reinserted = true }
-                recordWrite(entity)
+                // Deleted, then added back by `merge(from:)` (which records nothing): the
+                // backend must keep it, at the store's place.
+                recordWrite(entity, insertion: true)
+                orderDirty = true
             } else {
                 recordDeletion(id)
             }
         }
-        // While a reorder is pending the order must stay complete: refresh it on every drain.
-        if changes.orderChanged || reinserted || pendingOrder != nil { pendingOrder = store.ids }
+        for id in changes.upserted {
+            guard let entity = store[id] else {
+                recordDeletion(id)
+                continue
+            }
+            let insertion = changes.isInserted(id)
+            // Inserted again while its deletion waits or is in flight: should that deletion
+            // fail, the backend still holds the row at its old place.
+            if insertion, pendingDeletions[id] != nil || inFlightDeletions.contains(id) { orderDirty = true }
+            recordWrite(entity, insertion: insertion)
+        }
+        if changes._rehydrated {
+            // `merge(from:)` may have added back entities whose deletion waits or is in flight.
+            for id in Array(pendingDeletions.keys) {
+                if let entity = store[id] { recordWrite(entity, insertion: true); orderDirty = true }
+            }
+            for id in inFlightDeletions where pendingWrites[id] == nil {
+                if let entity = store[id] { recordWrite(entity, insertion: true); orderDirty = true }
+            }
+        }
+        if orderDirty { pendingOrder = store.ids }
         return true
     }
 
-    private func recordWrite(_ entity: Entity) {
+    private func recordWrite(_ entity: Entity, insertion: Bool) {
         pendingDeletions.removeValue(forKey: entity.id)
         if let existing = pendingWrites[entity.id] {
-            pendingWrites[entity.id] = (existing.seq, entity)
+            pendingWrites[entity.id] = PendingWrite(
+                seq: existing.seq, entity: entity, isInsertion: existing.isInsertion || insertion)
         } else {
             sequence &+= 1
-            pendingWrites[entity.id] = (sequence, entity)
+            pendingWrites[entity.id] = PendingWrite(seq: sequence, entity: entity, isInsertion: insertion)
         }
     }
 
-    private func recordDeletion(_ id: Entity.ID) {
+    private func recordDeletion(_ id: ID) {
         pendingWrites.removeValue(forKey: id)
         sequence &+= 1
         pendingDeletions[id] = sequence
     }
 
     func takePending() -> PendingFlush {
+        let writes = pendingWrites.count <= 1
+            ? Array(pendingWrites.values)
+            : pendingWrites.values.sorted { $0.seq < $1.seq }
+        var insertions = Set<ID>()
+        for write in writes where write.isInsertion { insertions.insert(write.entity.id) }
         let batch = WriteBatch<Entity>(
-            writes: pendingWrites.count <= 1
-                ? pendingWrites.values.map { $0.entity }
-                : pendingWrites.values.sorted { $0.seq < $1.seq }.map { $0.entity },
+            writes: writes.map(\.entity),
             deletions: pendingDeletions.count <= 1
                 ? Array(pendingDeletions.keys)
                 : pendingDeletions.sorted { $0.value < $1.value }.map { $0.key },
-            order: pendingOrder
+            order: pendingOrder,
+            insertions: insertions
         )
         pendingWrites.removeAll()
         pendingDeletions.removeAll()
         pendingOrder = nil
+        inFlight = batch
+        inFlightDeletions = Set(batch.deletions)
         let run: PendingFlush.Run
         switch sink {
         case .direct(let write): run = .direct { try await write(batch) }
@@ -193,14 +311,46 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
 
     func restorePending(_ flush: PendingFlush) {
         guard let batch = flush.payload as? WriteBatch<Entity> else { return }
+        inFlight = nil
+        inFlightDeletions.removeAll()
         // Newer pending changes win over the failed batch's.
         let newerWrites = pendingWrites, newerDeletions = pendingDeletions, newerOrder = pendingOrder
-        pendingWrites.removeAll(); pendingDeletions.removeAll(); pendingOrder = batch.order
+        pendingWrites.removeAll(); pendingDeletions.removeAll()
         for id in batch.deletions { recordDeletion(id) }
-        for entity in batch.writes { recordWrite(entity) }
+        for entity in batch.writes { recordWrite(entity, insertion: batch.isInsertion(entity.id)) }
         for (id, _) in newerDeletions.sorted(by: { $0.value < $1.value }) { recordDeletion(id) }
-        for (_, record) in newerWrites.sorted(by: { $0.value.seq < $1.value.seq }) { recordWrite(record.entity) }
-        if let newerOrder { pendingOrder = newerOrder }
+        for (_, write) in newerWrites.sorted(by: { $0.value.seq < $1.value.seq }) {
+            recordWrite(write.entity, insertion: write.isInsertion)
+        }
+        // Any drain since the batch was taken refreshed the order (see `drain`).
+        pendingOrder = newerOrder ?? batch.order
+    }
+
+    func complete(_ result: any Sendable) -> VanishedInWriter<State>? {
+        inFlight = nil
+        inFlightDeletions.removeAll()
+        guard let result = result as? WriteResult<ID>, !result.vanished.isEmpty else { return nil }
+        var forget: [ID] = []
+        for id in result.vanished {
+            if let write = pendingWrites[id] {
+                // A newer insertion re-creates the entity: the store keeps it.
+                if write.isInsertion { continue }
+                // A newer update would vanish again.
+                pendingWrites.removeValue(forKey: id)
+            }
+            // The row is gone already.
+            pendingDeletions.removeValue(forKey: id)
+            forget.append(id)
+        }
+        if !forget.isEmpty, let order = pendingOrder {
+            let gone = Set(forget)
+            pendingOrder = order.filter { !gone.contains($0) }
+        }
+        let keyPath = self.keyPath
+        return VanishedInWriter(
+            ids: result.vanished.map { $0 as any Hashable & Sendable },
+            remove: { state in state[keyPath: keyPath].removeUnrecorded(forget) }
+        )
     }
 
     func restore(_ next: inout State, current: State) {

@@ -67,6 +67,13 @@ public final class UndoMiddleware<State> {
         coalescingRun = false
     }
 
+    /// Applies `edit` to every undo and redo snapshot (entities another writer deleted leave
+    /// the snapshots too, so that undo does not bring them back). O(steps × edit).
+    func editSnapshots(_ edit: (inout State) -> Void) {
+        for index in undoStack.indices { edit(&undoStack[index]) }
+        for index in redoStack.indices { edit(&redoStack[index]) }
+    }
+
     private func push(_ state: State) {
         undoStack.append(state)
         if undoStack.count > maxDepth { undoStack.removeFirst() }

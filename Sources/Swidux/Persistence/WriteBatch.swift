@@ -9,7 +9,8 @@ public struct WriteBatch<Entity: Identifiable & Sendable>: Sendable where Entity
     /// Ids to delete.
     public var deletions: [Entity.ID]
     /// The ids of every entity in their current order, present only when the order
-    /// changed (sort, move, restore) since the last flush. A backend stores this order;
+    /// changed (sort, move, restore, or an entity added back while its deletion was still
+    /// waiting or in flight) since the last flush. A backend stores this order;
     /// should a stored id be missing from it (never the case for a batch taken from one
     /// drain sequence), that id keeps its relative place after the listed ones.
     public var order: [Entity.ID]?
@@ -73,8 +74,11 @@ public protocol TransactionalWriteBackend<Transaction>: AnyObject, Sendable {
 extension WriteBatch: Equatable where Entity: Equatable {}
 
 extension WriteBatch: CustomStringConvertible {
-    /// `WriteBatch(writes: […], deletions: […])`, for logs and test failures.
+    /// `WriteBatch(writes: […], deletions: […])`, for logs and test failures; the order and
+    /// the insertions are shown when present and not the default (every write).
     public var description: String {
-        "WriteBatch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? ""))"
+        let ids = writes.map(\.id)
+        let shownInsertions = insertions == Set(ids) ? "" : ", insertions: \(ids.filter { insertions.contains($0) })"
+        return "WriteBatch(writes: \(writes), deletions: \(deletions)\(order.map { ", order: \($0)" } ?? "")\(shownInsertions))"
     }
 }

@@ -18,6 +18,24 @@ import Foundation
 /// #expect(items.rows == [milk])
 /// ```
 ///
+/// **Updates of missing rows.** A write is an insertion or an update (see
+/// ``WriteBatch/insertions``). By default this backend applies an update of a row it does
+/// not hold as an insertion (a plain upsert) and never reports anything vanished: a test
+/// that builds its state with `EntityStore(rows)` (hydration) without giving the same rows
+/// to the backend, then changes them, writes updates, and its entities must not disappear.
+/// Pass `deleteWins: true` for the rule of SQLite (and of `SwiduxSQLite`'s tables): an
+/// update of a missing row is not applied, and it and a deletion that finds no row are
+/// reported in ``WriteResult/vanished``, so that the store forgets them. Simulate the other
+/// writer with ``deleteExternally(_:)``:
+///
+/// ```swift
+/// let items = InMemoryBackend([milk], deleteWins: true)
+/// // the state is hydrated with `EntityStore([milk])`; an action renames milk…
+/// items.deleteExternally([milk.id])          // …while another process deletes it
+/// try await store.flush()
+/// #expect(store.state.items[milk.id] == nil) // delete wins over the stale update
+/// ```
+///
 /// Thread-safe: flushes write from their own task while the test reads.
 public final class InMemoryBackend<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable
 where Entity.ID: Sendable {
@@ -30,10 +48,28 @@ where Entity.ID: Sendable {
     private var recorded: [Batch] = []
     private var attempts = 0
     private var failures: [any Error] = []
+    private let deleteWins: Bool
 
     /// A backend holding `rows`, in order (for example to hydrate a state from it).
-    public init(_ rows: [Entity] = []) {
+    ///
+    /// - Parameter deleteWins: apply "delete wins over a stale update" like SQLite: an
+    ///   update of a missing row is not applied and is reported vanished, as is a deletion
+    ///   that finds no row. `false` by default: updates of missing rows insert them.
+    public init(_ rows: [Entity] = [], deleteWins: Bool = false) {
+        self.deleteWins = deleteWins
         for row in rows { upsert(row) }
+    }
+
+    /// Deletes rows as another writer would (another process, plain SQL): nothing is
+    /// recorded in ``batches``, and the store does not know until a flush finds them gone.
+    ///
+    /// ```swift
+    /// items.deleteExternally([milk.id])
+    /// ```
+    public func deleteExternally(_ ids: [Entity.ID]) {
+        locked {
+            for id in ids where storage.removeValue(forKey: id) != nil { self.ids.removeAll { $0 == id } }
+        }
     }
 
     /// The stored rows, in order: inserted rows are appended, updated rows keep their
@@ -84,19 +120,38 @@ where Entity.ID: Sendable {
         locked { failures.append(contentsOf: repeatElement(error, count: count)) }
     }
 
-    /// Applies `batch` (what the ``StateWriter`` calls), or throws an injected failure.
-    public func write(_ batch: WriteBatch<Entity>) throws {
+    /// Applies `batch` (what the ``StateWriter`` calls), or throws an injected failure
+    /// without storing anything. Returns the ids it found gone (only with `deleteWins`).
+    ///
+    /// ```swift
+    /// try items.write(WriteBatch(writes: [milk]))
+    /// ```
+    @discardableResult
+    public func write(_ batch: WriteBatch<Entity>) throws -> WriteResult<Entity.ID> {
         try locked {
             attempts += 1
             if !failures.isEmpty { throw failures.removeFirst() }
+            var vanished: [Entity.ID] = []
             for id in batch.deletions {
-                if storage.removeValue(forKey: id) != nil { ids.removeAll { $0 == id } }
+                if storage.removeValue(forKey: id) != nil {
+                    ids.removeAll { $0 == id }
+                } else if deleteWins {
+                    vanished.append(id)
+                }
             }
-            for entity in batch.writes { upsert(entity) }
+            for entity in batch.writes {
+                if deleteWins, storage[entity.id] == nil, !batch.isInsertion(entity.id) {
+                    vanished.append(entity.id)   // delete wins over a stale update
+                } else {
+                    upsert(entity)
+                }
+            }
             if let order = batch.order {
-                ids = order.filter { storage[$0] != nil } + ids.filter { !order.contains($0) }
+                let listed = Set(order)
+                ids = order.filter { storage[$0] != nil } + ids.filter { !listed.contains($0) }
             }
             recorded.append(batch)
+            return WriteResult(vanished: vanished)
         }
     }
 
@@ -108,7 +163,7 @@ where Entity.ID: Sendable {
     /// ```
     @MainActor
     public func stateWriter<State>(for keyPath: WritableKeyPath<State, EntityStore<Entity>>) -> StateWriter<State> {
-        StateWriter(keyPath: keyPath, writeBatch: { [self] batch in try write(batch) })
+        StateWriter(keyPath: keyPath, apply: { [self] batch in try write(batch) })
     }
 
     /// Waits, in real time and at most `timeout`, until at least `count` batches are

@@ -26,20 +26,27 @@ struct EntityStoreModelTests {
         var deleted: [Int] = []
         var orderChanged = false
 
-        mutating func upsert(_ id: Int) {
+        /// Ids of `upserted` that are insertions (absent before), not updates.
+        var insertedIDs: Set<Int> = []
+        var inserted: [Int] { upserted.filter { insertedIDs.contains($0) } }
+
+        /// `inserted`: the id was absent from the store before (else an update).
+        mutating func upsert(_ id: Int, inserted: Bool) {
             // A re-insertion of a deleted id moves it to the end: the order changed.
-            if deleted.contains(id) { orderChanged = true }
+            if deleted.contains(id) { orderChanged = true; insertedIDs.insert(id) }
+            if inserted { insertedIDs.insert(id) }
             deleted.removeAll { $0 == id }
             if !upserted.contains(id) { upserted.append(id) }
         }
 
         mutating func delete(_ id: Int) {
+            insertedIDs.remove(id)
             upserted.removeAll { $0 == id }
             deleted.removeAll { $0 == id }
             deleted.append(id)
         }
 
-        var description: String { "upserted \(upserted), deleted \(deleted), orderChanged \(orderChanged)" }
+        var description: String { "upserted \(upserted) (inserted \(inserted)), deleted \(deleted), orderChanged \(orderChanged)" }
     }
 
     /// The reference: an array in order, searched linearly.
@@ -155,7 +162,7 @@ struct EntityStoreModelTests {
                     op = "insert \(thing)"
                     store[id] = thing
                     model.entities.append(thing)
-                    model.log.upsert(id)
+                    model.log.upsert(id, inserted: true)
                 } else {
                     op = "insert (full)"
                 }
@@ -168,7 +175,7 @@ struct EntityStoreModelTests {
                 store[id] = thing
                 if model.entities[i] != thing {
                     model.entities[i] = thing
-                    model.log.upsert(id)
+                    model.log.upsert(id, inserted: false)
                 }
             case 32..<42:
                 let id = chance(90) ? existingID() ?? 0 : missingID() ?? 0
@@ -185,7 +192,7 @@ struct EntityStoreModelTests {
                     if flip { thing.rich.toggle() }
                     if thing != model.entities[i] {
                         model.entities[i] = thing
-                        model.log.upsert(id)
+                        model.log.upsert(id, inserted: false)
                     }
                     if !found { problem = "modify returned false" }
                 } else if found {
@@ -327,10 +334,10 @@ struct EntityStoreModelTests {
                     var changed = true
                     if let i = model.position(of: id) {
                         changed = model.entities[i] != thing
-                        if changed { model.entities[i] = thing; model.log.upsert(id) }
+                        if changed { model.entities[i] = thing; model.log.upsert(id, inserted: false) }
                     } else {
                         model.entities.append(thing)
-                        model.log.upsert(id)
+                        model.log.upsert(id, inserted: true)
                     }
                     if problem == nil, changed == (store.changeFingerprint == fingerprint) {
                         problem = "write of \(thing) in the burst: " + (changed ? "changed but kept the fingerprint" : "changed nothing but got a new fingerprint")
@@ -356,7 +363,7 @@ struct EntityStoreModelTests {
             for thing in model.entities where !targetIDs.contains(thing.id) { model.log.delete(thing.id) }
             for thing in target {
                 if let i = model.position(of: thing.id), model.entities[i] == thing { continue }
-                model.log.upsert(thing.id)
+                model.log.upsert(thing.id, inserted: model.position(of: thing.id) == nil)
             }
             let survivors = model.ids.filter { targetIDs.contains($0) }
             let newcomers = target.map(\.id).filter { !currentIDs.contains($0) }
@@ -390,6 +397,7 @@ struct EntityStoreModelTests {
             if changes.upserted != model.log.upserted { return "upserted \(changes.upserted) != \(model.log.upserted)" }
             if changes.deleted != model.log.deleted { return "deleted \(changes.deleted) != \(model.log.deleted)" }
             if changes.orderChanged != model.log.orderChanged { return "orderChanged \(changes.orderChanged) != \(model.log.orderChanged)" }
+            if changes.inserted != model.log.inserted { return "inserted \(changes.inserted) != \(model.log.inserted)" }
             return nil
         }
     }

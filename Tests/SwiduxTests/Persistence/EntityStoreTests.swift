@@ -201,6 +201,69 @@ struct EntityStoreTests {
 
     // MARK: modify
 
+    @Test func insertionsAndUpdatesAreRecordedApart() {
+        var store = EntityStore(Self.items(1...3))        // hydrated: the backend has them
+        store[4] = Item(id: 4, value: 0)                   // insertion
+        store[4] = Item(id: 4, value: 1)                   // still an insertion
+        store[1] = Item(id: 1, value: 7)                   // update
+        store.modify(2) { $0.value = 8 }                   // update
+        #expect(store.changes.upserted == [4, 1, 2])
+        #expect(store.changes.inserted == [4])
+        store[3] = nil
+        store[3] = Item(id: 3, value: 9)                   // re-insertion after a deletion
+        #expect(store.changes.inserted == [4, 3])
+        #expect(store.changes.isInserted(3) && !store.changes.isInserted(1))
+        var restored = store
+        restored.resetChanges()
+        restored.restore(from: EntityStore([Item(id: 1, value: 0), Item(id: 5, value: 5)]))
+        #expect(restored.changes.upserted == [1, 5])
+        #expect(restored.changes.inserted == [5])
+    }
+
+    @Test func changeSetKeepsTheKindOfEachUpsertThroughAMerge() {
+        var older = ChangeSet<Int>()
+        older.recordInsertion(1)
+        older.recordUpdate(2)
+        older.recordDeletion(3)
+        var newer = ChangeSet<Int>()
+        newer.recordUpdate(1)       // an update after an insertion stays an insertion
+        newer.recordUpdate(3)       // after a deletion: a re-insertion
+        newer.recordUpdate(4)
+        older.merge(newer)
+        #expect(older.upserted == [1, 2, 3, 4])
+        #expect(older.inserted == [1, 3])
+        #expect(older.orderChanged)
+        older.recordDeletion(1)
+        #expect(older.inserted == [3])
+        var plain = ChangeSet<Int>()
+        plain.recordUpsert(9)       // a plain upsert may create the row
+        #expect(plain.isInserted(9))
+    }
+
+    @Test func aDeletionRecordsTheRemovedEntitysOwnID() {
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        #expect(nfc == nfd && Array(nfc.utf8) != Array(nfd.utf8))
+        var tags = EntityStore<Tag>()
+        tags[nfc] = Tag(id: nfc, color: "red")
+        tags.resetChanges()
+        tags[nfd] = nil
+        #expect(tags.isEmpty)
+        #expect(tags.changes.deleted.map { Array($0.utf8) } == [Array(nfc.utf8)])
+    }
+
+    @Test func removeUnrecordedRecordsNothingButChangesTheFingerprint() {
+        var store = EntityStore(Self.items(1...3))
+        let fingerprint = store.changeFingerprint
+        let removed = store.removeUnrecorded([2, 9])
+        #expect(removed)
+        #expect(store.ids == [1, 3])
+        #expect(store.changes.isEmpty)
+        #expect(store.changeFingerprint != fingerprint)
+        let removedAgain = store.removeUnrecorded([9])
+        #expect(!removedAgain)
+        store._checkInvariants()
+    }
+
     @Test func modifyRecordsOnlyWhenTheValueChanges() {
         var store = EntityStore(Self.items(0..<3))
         let fingerprint = store.changeFingerprint
