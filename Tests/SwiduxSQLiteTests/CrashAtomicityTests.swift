@@ -158,6 +158,7 @@ struct CrashAtomicityTests {
         let output = Pipe()
         shell.standardOutput = output
         try shell.run()
+        defer { kill(shell.processIdentifier, SIGKILL) }   // its `sleep`, if the test stops early
         var printed = Data()
         while !printed.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
