@@ -135,7 +135,7 @@ extension TestStore {
     }
 
     /// One `receive`: waits for a received action, checks it and the state it left.
-    private func receiveStep(
+    func receiveStep(
         expectation: String,
         matches: (Action) -> Bool,
         mismatch: (Action) -> String,

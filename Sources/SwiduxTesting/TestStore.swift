@@ -27,7 +27,7 @@ import IssueReporting
 ///   state against the closure's expectation: the state as of the previous step, mutated
 ///   by the closure, must equal the actual state. A mismatch fails the test at the
 ///   caller's line with a diff (`−` expected, `+` actual).
-/// - ``receive(_:timeout:assert:fileID:filePath:line:column:)`` waits for the next action
+/// - `receive(_:timeout:assert:)` waits for the next action
 ///   produced by an effect, checks it, and checks the state change it made.
 /// - ``finish(timeout:fileID:filePath:line:column:)`` waits for effects to finish and fails
 ///   if some are still running or if received actions were not asserted. The same check
@@ -40,7 +40,7 @@ import IssueReporting
 ///
 /// Time: put a `TestClock` in the environment (and in ``PersistenceMiddleware``) and drive
 /// it with `await clock.advance(by:)`; the test store never sleeps for effects' time.
-/// Only ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and ``finish(timeout:fileID:filePath:line:column:)``
+/// Only `receive(_:timeout:assert:)` and ``finish(timeout:fileID:filePath:line:column:)``
 /// wait in real time, and only until the effects' actions arrive (at most ``timeout``).
 @MainActor
 public final class TestStore<State: Equatable, Action> {
@@ -52,6 +52,8 @@ public final class TestStore<State: Equatable, Action> {
 
     let store: Store<State, Action>
     let recorder: ActionRecorder<State, Action>
+    /// The persistence middleware passed to the initializer, if any.
+    let persistence: PersistenceMiddleware<State>?
     private let runningEffects: @Sendable () -> Int
     /// The state as of the last asserted step: the baseline the next expectation mutates.
     var asserted: State
@@ -59,7 +61,8 @@ public final class TestStore<State: Equatable, Action> {
     var needsCompletionCheck = false
     private let createdAt: CallSite
 
-    /// Creates a test store around a ``Store`` running `reducer`.
+    /// Creates a test store around a ``Store`` running `reducer`, with the same middleware,
+    /// persistence and undo as the app's store, so that each is asserted step by step.
     ///
     /// ```swift
     /// let backend = InMemoryBackend<Item>()
@@ -68,20 +71,35 @@ public final class TestStore<State: Equatable, Action> {
     ///     initialState: AppState(),
     ///     reducer: AppReducer(),
     ///     environment: AppEnvironment(clock: clock),
-    ///     persistence: PersistenceMiddleware(writers: [backend.stateWriter(for: \.items)], clock: clock)
+    ///     middleware: [Analytics()],
+    ///     persistence: PersistenceMiddleware(writers: [backend.stateWriter(for: \.items)], clock: clock),
+    ///     undo: UndoMiddleware()
     /// )
     /// ```
     ///
     /// - Parameters:
+    ///   - initialState: the state the test starts from; every assertion is relative to it.
+    ///   - reducer: the reducer under test.
+    ///   - environment: its dependencies (inject test clocks and fakes here).
+    ///   - middleware: hooks around every reduce, as in ``Store``. A state change a hook makes
+    ///     in `afterReduce` is part of the step: `send`'s expectation must include it.
     ///   - persistence: persistence middleware to run after every reduce, as in the app.
+    ///   - undo: enables ``undo(assert:fileID:filePath:line:column:)`` and
+    ///     ``redo(assert:fileID:filePath:line:column:)``.
+    ///   - undoPolicy: classifies each action for undo (default: as ``Store`` does).
     ///   - timeout: the default of ``timeout``.
-    ///   - fileID: where failures found when the test store is deinitialized are reported
-    ///     (with `filePath`, `line`, `column`).
+    ///   - fileID: where failures found when the test store is deinitialized are reported.
+    ///   - filePath: the file of that report.
+    ///   - line: the line of that report.
+    ///   - column: the column of that report.
     public init<R: SwiduxReducer>(
         initialState: State,
         reducer: R,
         environment: R.Environment,
+        middleware: [any Middleware<State, Action>] = [],
         persistence: PersistenceMiddleware<State>? = nil,
+        undo: UndoMiddleware<State>? = nil,
+        undoPolicy: ((Action) -> UndoPolicy)? = nil,
         timeout: Duration = .seconds(1),
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
@@ -91,12 +109,17 @@ public final class TestStore<State: Equatable, Action> {
         let recorder = ActionRecorder<State, Action>()
         self.recorder = recorder
         self.timeout = timeout
+        self.persistence = persistence
         self.createdAt = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+        // The recorder runs last, so a step's state includes what the app's hooks changed.
         let store = Store(
             initialState: initialState,
-            reducer: recorder.recording(reducer),
+            reducer: reducer,
             environment: environment,
+            middleware: middleware + [RecordingMiddleware(recorder)],
             persistence: persistence,
+            undo: undo,
+            undoPolicy: undoPolicy,
             onUnexpectedError: { error in recorder.recordError(error) }
         )
         self.store = store
@@ -146,20 +169,7 @@ public final class TestStore<State: Equatable, Action> {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         needsCompletionCheck = true
         reportEffectErrors(at: site)
-        let unasserted = recorder.received
-        if !unasserted.isEmpty {
-            if exhaustivity == .on {
-                site.report("""
-                Must handle \(count(unasserted.count, "received action")) before sending \
-                \(describe(action)):
-
-                \(list(unasserted.map(\.action)))
-
-                Assert them with `receive`, or call `skipReceivedActions()`.
-                """)
-            }
-            skipReceived()
-        }
+        requireReceivedAsserted(before: "sending \(describe(action))", at: site)
         recorder.expectingSend = true
         let task = store.send(action)
         recorder.expectingSend = false
@@ -252,6 +262,23 @@ public final class TestStore<State: Equatable, Action> {
             expected, omit the trailing closure.
             """)
         }
+    }
+
+    /// In ``Exhaustivity/on`` mode, fails if received actions were not asserted before
+    /// `step`; then skips them either way.
+    func requireReceivedAsserted(before step: String, at site: CallSite) {
+        let unasserted = recorder.received
+        guard !unasserted.isEmpty else { return }
+        if exhaustivity == .on {
+            site.report("""
+            Must handle \(count(unasserted.count, "received action")) before \(step):
+
+            \(list(unasserted.map(\.action)))
+
+            Assert them with `receive`, or call `skipReceivedActions()`.
+            """)
+        }
+        skipReceived()
     }
 
     /// Drops the received actions; the state after the last one becomes the baseline.

@@ -2,7 +2,7 @@
 /// an effect starts in (see ``Effect/scoped(_:)``), so any reducer can cancel it.
 ///
 /// Plain ids are namespaced: two instances of one feature composed with
-/// ``SwiduxReducer/lifted(state:action:embed:environment:)`` at `\.left` and `\.right` each
+/// ``SwiduxReducer/lifted(state:extract:embed:environment:)`` at `\.left` and `\.right` each
 /// have their own `CancelID.timer`. Wrap an id to share it across scopes:
 ///
 /// ```swift

@@ -21,12 +21,12 @@
 /// ```
 public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// id → sequence number of its latest record; the sequence gives a deterministic order.
-    @usableFromInline var upserts: [ID: UInt64] = [:]
-    @usableFromInline var deletions: [ID: UInt64] = [:]
+    @usableFromInline var upsertRecords: [ID: UInt64] = [:]
+    @usableFromInline var deletionRecords: [ID: UInt64] = [:]
     @usableFromInline var sequence: UInt64 = 0
 
     @usableFromInline var _orderChanged = false
-    /// The upserted ids that are insertions (a subset of `upserts`' keys).
+    /// The upserted ids that are insertions (a subset of `upsertRecords`' keys).
     @usableFromInline var insertions: Set<ID> = []
     /// Set by `EntityStore.merge(from:)` when it added entities: it records nothing, but an
     /// entity it adds back may have a deletion waiting in a writer, which must not land.
@@ -39,9 +39,50 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     public init() {}
 
     /// Ids whose latest record is an upsert, in the order they were first recorded.
-    public var upserted: [ID] { Self.ordered(upserts) }
+    public var upserted: [ID] { Self.ordered(upsertRecords) }
     /// Ids whose latest record is a deletion, in the order they were recorded.
-    public var deleted: [ID] { Self.ordered(deletions) }
+    public var deleted: [ID] { Self.ordered(deletionRecords) }
+    /// The ids whose latest record is an upsert, as a set (``upserted`` gives their order).
+    /// Each read builds the set; to test one id, ``isUpserted(_:)`` is O(1).
+    ///
+    /// ```swift
+    /// items[card.id] = card
+    /// items.changes.upserts.contains(card.id)   // true
+    /// ```
+    ///
+    /// Setting it (Swidux 1.0 style, `changes.upserts.insert(id)`) records a plain upsert
+    /// of each added id, like ``recordUpsert(_:)``, and forgets the record of each removed id.
+    public var upserts: Set<ID> {
+        get { Set(upsertRecords.keys) }
+        @available(*, deprecated, message: "Record changes with recordUpsert(_:), recordInsertion(_:) or recordUpdate(_:)")
+        set {
+            for id in upsertRecords.keys where !newValue.contains(id) {
+                upsertRecords[id] = nil
+                insertions.remove(id)
+            }
+            for id in newValue where upsertRecords[id] == nil { recordUpsert(id) }
+        }
+    }
+
+    /// The ids whose latest record is a deletion, as a set (``deleted`` gives their order).
+    /// Each read builds the set; to test one id, ``isDeleted(_:)`` is O(1).
+    ///
+    /// ```swift
+    /// items[card.id] = nil
+    /// items.changes.deletions.contains(card.id)   // true
+    /// ```
+    ///
+    /// Setting it (Swidux 1.0 style, `changes.deletions.insert(id)`) records a deletion of
+    /// each added id, like ``recordDeletion(_:)``, and forgets the record of each removed id.
+    public var deletions: Set<ID> {
+        get { Set(deletionRecords.keys) }
+        @available(*, deprecated, message: "Record changes with recordDeletion(_:)")
+        set {
+            for id in deletionRecords.keys where !newValue.contains(id) { deletionRecords[id] = nil }
+            for id in newValue where deletionRecords[id] == nil { recordDeletion(id) }
+        }
+    }
+
     /// The ids of ``upserted`` that are insertions (absent before: new, or added again after
     /// a deletion), in the same order. The others are updates.
     ///
@@ -50,19 +91,19 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// items.modify(old.id) { $0.done = true } // update
     /// items.changes.inserted               // [new.id]
     /// ```
-    public var inserted: [ID] { Self.ordered(upserts.filter { insertions.contains($0.key) }) }
+    public var inserted: [ID] { Self.ordered(upsertRecords.filter { insertions.contains($0.key) }) }
 
     /// `true` when nothing was recorded.
     @inlinable
-    public var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty && !orderChanged }
+    public var isEmpty: Bool { upsertRecords.isEmpty && deletionRecords.isEmpty && !orderChanged }
 
     /// The number of ids recorded (upserted plus deleted).
-    public var count: Int { upserts.count + deletions.count }
+    public var count: Int { upsertRecords.count + deletionRecords.count }
 
     /// `true` if `id`'s latest record is an upsert.
-    public func isUpserted(_ id: ID) -> Bool { upserts[id] != nil }
+    public func isUpserted(_ id: ID) -> Bool { upsertRecords[id] != nil }
     /// `true` if `id`'s latest record is a deletion.
-    public func isDeleted(_ id: ID) -> Bool { deletions[id] != nil }
+    public func isDeleted(_ id: ID) -> Bool { deletionRecords[id] != nil }
     /// `true` if `id`'s latest record is an insertion (see ``inserted``).
     ///
     /// ```swift
@@ -99,8 +140,8 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// ```
     @inlinable
     public mutating func recordInsertion(_ id: ID) {
-        if deletions.removeValue(forKey: id) != nil { _orderChanged = true }
-        if upserts[id] == nil { sequence &+= 1; upserts[id] = sequence }
+        if deletionRecords.removeValue(forKey: id) != nil { _orderChanged = true }
+        if upsertRecords[id] == nil { sequence &+= 1; upsertRecords[id] = sequence }
         insertions.insert(id)
     }
 
@@ -114,20 +155,20 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// ```
     @inlinable
     public mutating func recordUpdate(_ id: ID) {
-        if deletions[id] != nil {
+        if deletionRecords[id] != nil {
             recordInsertion(id)
-        } else if upserts[id] == nil {
+        } else if upsertRecords[id] == nil {
             sequence &+= 1
-            upserts[id] = sequence
+            upsertRecords[id] = sequence
         }
     }
 
     /// Records that `id` was deleted.
     @inlinable
     public mutating func recordDeletion(_ id: ID) {
-        if upserts.removeValue(forKey: id) != nil { insertions.remove(id) }
+        if upsertRecords.removeValue(forKey: id) != nil { insertions.remove(id) }
         sequence &+= 1
-        deletions[id] = sequence
+        deletionRecords[id] = sequence
     }
 
     /// Records that the order of the entities changed.
@@ -146,8 +187,8 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
 
     /// Forgets every record.
     public mutating func removeAll() {
-        upserts.removeAll(keepingCapacity: true)
-        deletions.removeAll(keepingCapacity: true)
+        upsertRecords.removeAll(keepingCapacity: true)
+        deletionRecords.removeAll(keepingCapacity: true)
         insertions.removeAll(keepingCapacity: true)
         _orderChanged = false
         _rehydrated = false
@@ -163,8 +204,8 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
 
     public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
         lhs.orderChanged == rhs.orderChanged
-            && Set(lhs.upserts.keys) == Set(rhs.upserts.keys)
-            && Set(lhs.deletions.keys) == Set(rhs.deletions.keys)
+            && Set(lhs.upsertRecords.keys) == Set(rhs.upsertRecords.keys)
+            && Set(lhs.deletionRecords.keys) == Set(rhs.deletionRecords.keys)
             && lhs.insertions == rhs.insertions
     }
 }

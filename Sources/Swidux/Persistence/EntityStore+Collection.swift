@@ -68,7 +68,7 @@ extension EntityStore: RandomAccessCollection {
     ///   access after a deletion builds a position map in O(*n*), shared by every later
     ///   access (and every copy) until the next deletion.
     ///
-    /// - Note: With `Int` ids, `store[x]` can mean a lookup by id (``subscript(id:)``,
+    /// - Note: With `Int` ids, `store[x]` can mean a lookup by id (`store[id]`,
     ///   returning `Entity?`) or by position (returning `Entity`). The lookup by id wins
     ///   whenever both fit; write `store[x] as Entity` (or use a non-optional result,
     ///   `store[x].title`) for a position.

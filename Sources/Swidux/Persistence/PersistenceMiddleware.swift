@@ -77,6 +77,8 @@ public final class PersistenceMiddleware<State> {
     private let errorsContinuation: AsyncStream<PersistenceWriteFailure>.Continuation
 
     private let clock: any Clock<Duration>
+    /// The clock of the window and the retries (`TestStore.closePersistenceWindow()`).
+    @_spi(Testing) public var clockForTesting: any Clock<Duration> { clock }
     private var windowTask: Task<Void, Never>?
     private var flushInFlight: Task<PersistenceWriteFailure?, Never>?
     private var consecutiveFailures = 0

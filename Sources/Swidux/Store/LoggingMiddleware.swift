@@ -13,6 +13,7 @@ public final class LoggingMiddleware<State, Action>: Middleware {
     private let describe: (Action) -> String
 
     /// - Parameters:
+    ///   - logger: the swift-log logger actions are written to.
     ///   - level: the level actions are logged at (default `.debug`).
     ///   - describe: how an action is written (default: `String(describing:)`).
     public init(

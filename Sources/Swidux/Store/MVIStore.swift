@@ -14,6 +14,9 @@ import Observation
 /// ```
 ///
 /// `state` is observable; observers are notified only when it changed.
+///
+/// Errors an effect throws without a `catch` handler go to `onUnexpectedError`; by default
+/// they are logged (swift-log, `error` level), as ``Store`` does: never lost silently.
 @MainActor
 public final class MVIStore<State, Intent, Action>: Observable {
     private var _state: State
@@ -26,7 +29,7 @@ public final class MVIStore<State, Intent, Action>: Observable {
     private var tracked: TrackedValue<State>?
     /// Nesting of synchronous `.send` follow-ups (loop guard, as in ``Store``).
     private var depth = 0
-    private let logger = Logger(label: "swidux.mvi-store")
+    private let logger: Logger
 
     /// The current state (observable).
     public private(set) var state: State {
@@ -39,11 +42,17 @@ public final class MVIStore<State, Intent, Action>: Observable {
     }
 
     /// Seed 000's initializer: the action reducer completes async transitions.
+    ///
+    /// - Parameters:
+    ///   - logger: where unhandled effect errors and dispatch loops are logged.
+    ///   - onUnexpectedError: receives errors thrown by effects that have no `catch`
+    ///     handler (default: logged to `logger`). `CancellationError` never reaches it.
     public convenience init(
         initial: State,
         reduceIntent: @escaping (inout State, Intent) -> Effect<Action>?,
         reduceAction: @escaping (inout State, Action) -> Void,
-        onUnexpectedError: @escaping @MainActor (any Error) -> Void = { _ in }
+        logger: Logger = Logger(label: "swidux.mvi-store"),
+        onUnexpectedError: (@MainActor (any Error) -> Void)? = nil
     ) {
         self.init(
             initial: initial,
@@ -52,21 +61,31 @@ public final class MVIStore<State, Intent, Action>: Observable {
                 reduceAction(&state, action)
                 return nil
             },
+            logger: logger,
             onUnexpectedError: onUnexpectedError
         )
     }
 
     /// An action reducer that may itself return a follow-up effect.
+    ///
+    /// - Parameters:
+    ///   - logger: where unhandled effect errors and dispatch loops are logged.
+    ///   - onUnexpectedError: receives errors thrown by effects that have no `catch`
+    ///     handler (default: logged to `logger`). `CancellationError` never reaches it.
     public init(
         initial: State,
         reduceIntent: @escaping (inout State, Intent) -> Effect<Action>?,
         reduceAction: @escaping (inout State, Action) -> Effect<Action>?,
-        onUnexpectedError: @escaping @MainActor (any Error) -> Void = { _ in }
+        logger: Logger = Logger(label: "swidux.mvi-store"),
+        onUnexpectedError: (@MainActor (any Error) -> Void)? = nil
     ) {
         self._state = initial
         self.reduceIntent = reduceIntent
         self.reduceAction = reduceAction
-        self.onUnexpectedError = onUnexpectedError
+        self.logger = logger
+        self.onUnexpectedError = onUnexpectedError ?? { error in
+            logger.error("Swidux: unhandled effect error: \(error)")
+        }
         self.registry = TaskRegistry()
         self.runner = EffectRunner(
             dispatch: { [weak self] action, parent in

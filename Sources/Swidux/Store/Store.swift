@@ -32,10 +32,15 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     /// Creates a store.
     ///
     /// - Parameters:
+    ///   - initialState: the state the store starts with (hydrated entity stores record nothing).
+    ///   - reducer: the root reducer; it runs on the main actor for every action.
+    ///   - environment: the dependencies handed to the reducer (services, clocks, ids).
     ///   - middleware: hooks around every reduce, in order (e.g. ``LoggingMiddleware``).
     ///   - persistence: drains ``EntityStore`` change logs after every reduce and persists them.
-    ///   - undo: enables ``undo()`` / ``redo()``; actions are classified by `undoPolicy`
-    ///     (default: the action's ``UndoableAction/undoPolicy``, else `.record`).
+    ///   - undo: enables ``undo()`` / ``redo()``.
+    ///   - undoPolicy: classifies each action for undo (default: the action's
+    ///     ``UndoableAction/undoPolicy``, else `.record`).
+    ///   - logger: where the store logs dispatch-loop warnings and unhandled effect errors.
     ///   - onUnexpectedError: receives errors thrown by effects that have no `catch` handler
     ///     (default: logged). `CancellationError` never reaches it.
     public init<R: SwiduxReducer>(
@@ -81,10 +86,10 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
         box.dispatch(action)
     }
 
-    /// A store for a child feature: reads `state` of this store and sends through `action`.
+    /// A store for a child feature: reads `state` of this store and sends through `embed`.
     ///
     /// ```swift
-    /// CounterView(store: store.scope(state: \.counter, action: AppAction.counter))
+    /// CounterView(store: store.scope(state: \.counter, embed: AppAction.counter))
     /// ```
     ///
     /// Lifetime: effects live while any store that can receive their actions lives. A scoped
@@ -92,14 +97,23 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     /// last store (the root or any scoped store of it) is released.
     ///
     /// Compose the child's reducer at the same key path with
-    /// ``SwiduxReducer/lifted(state:action:embed:environment:)``: its cancel ids are then
+    /// ``SwiduxReducer/lifted(state:extract:embed:environment:)``: its cancel ids are then
     /// namespaced by that path, so two instances of one feature do not cancel each other's
     /// effects (see ``Effect/scoped(_:)``).
     public func scope<ChildState, ChildAction>(
         state: KeyPath<State, ChildState>,
+        embed: @escaping (ChildAction) -> Action
+    ) -> Store<ChildState, ChildAction> {
+        Store<ChildState, ChildAction>(box: ScopedBox(parent: box, path: state, embed: embed))
+    }
+
+    /// The former spelling of ``scope(state:embed:)``.
+    @available(*, deprecated, renamed: "scope(state:embed:)")
+    public func scope<ChildState, ChildAction>(
+        state: KeyPath<State, ChildState>,
         action: @escaping (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
-        Store<ChildState, ChildAction>(box: ScopedBox(parent: box, path: state, embed: action))
+        scope(state: state, embed: action)
     }
 
     /// `true` when ``undo()`` would change the state. Observable.

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Sees every action the wrapped store reduces, with the state right after the reducer.
+/// Sees every action the store reduces, with the state right after the reducer and the
+/// app's middleware hooks (through ``RecordingMiddleware``, the store's last hook).
 ///
 /// The action passed to ``TestStore/send(_:assert:fileID:filePath:line:column:)`` is the
 /// first one reduced while `expectingSend` is set; everything else (effect output,
@@ -95,19 +96,20 @@ final class ActionRecorder<State, Action>: @unchecked Sendable {
         }
     }
 
-    /// Wraps `reducer` so that every action it reduces is recorded.
-    func recording<R: SwiduxReducer>(_ reducer: R) -> Reduce<State, Action, R.Environment>
-    where R.State == State, R.Action == Action, R.RootAction == Action {
-        Reduce { state, action, environment in
-            let effect = reducer.reduce(state: &state, action: action, environment: environment)
-            self.record(action, state: state)
-            return effect
-        }
-    }
-
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
+    }
+}
+
+/// The test store's last middleware: records each reduced action with the state after the
+/// reducer and every hook before it.
+@MainActor
+final class RecordingMiddleware<State, Action>: Middleware {
+    let recorder: ActionRecorder<State, Action>
+    init(_ recorder: ActionRecorder<State, Action>) { self.recorder = recorder }
+    func afterReduce(state: inout State, action: Action) {
+        recorder.record(action, state: state)
     }
 }

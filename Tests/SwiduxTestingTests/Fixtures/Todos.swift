@@ -10,6 +10,8 @@ struct Todo: Identifiable, Equatable, Sendable {
 
 struct TodoState: Equatable {
     var todos = EntityStore<Todo>()
+    /// Set by a test middleware (TestStoreUndoAndMiddlewareTests); 0 otherwise.
+    var stamp = 0
 }
 
 enum TodoAction: Equatable {

@@ -36,12 +36,12 @@ enum PairAction: Equatable, Sendable {
 @MainActor func pairStore(cancelled: Recorder<String>) -> Store<Pair, PairAction> {
     let left = TimerFeature().lifted(
         state: \Pair.left,
-        action: { (action: PairAction) in if case .left(let a) = action { a } else { nil } },
+        extract: { (action: PairAction) in if case .left(let a) = action { a } else { nil } },
         embed: PairAction.left,
         environment: { (recorder: Recorder<String>) in .init(name: "left", cancelled: recorder) })
     let right = TimerFeature().lifted(
         state: \Pair.right,
-        action: { (action: PairAction) in if case .right(let a) = action { a } else { nil } },
+        extract: { (action: PairAction) in if case .right(let a) = action { a } else { nil } },
         embed: PairAction.right,
         environment: { (recorder: Recorder<String>) in .init(name: "right", cancelled: recorder) })
     let parent = Reduce<Pair, PairAction, Recorder<String>> { _, action, _ in
@@ -61,8 +61,8 @@ struct CancelScopeTests {
     @Test func stoppingOneInstanceLeavesTheOtherRunning() async {
         let cancelled = Recorder<String>()
         let store = pairStore(cancelled: cancelled)
-        let left = store.scope(state: \.left, action: PairAction.left)
-        let right = store.scope(state: \.right, action: PairAction.right)
+        let left = store.scope(state: \.left, embed: PairAction.left)
+        let right = store.scope(state: \.right, embed: PairAction.right)
         left.send(.start)
         right.send(.start)
         right.send(.stop)
@@ -81,7 +81,7 @@ struct CancelScopeTests {
         let cancelled = Recorder<String>()
         let store = pairStore(cancelled: cancelled)
         store.send(.left(.start))
-        let right = store.scope(state: \.right, action: PairAction.right)
+        let right = store.scope(state: \.right, embed: PairAction.right)
         right.send(.start)
         store.send(.left(.stop))
         #expect(await waitUntil { cancelled.values == ["left"] })

@@ -25,10 +25,10 @@ struct ComposedEffectTests {
         let clock = SpyClock()
         let reducer = CombineReducers(
             SearchFeature().lifted(state: \TwoSearches.left,
-                                   action: { (a: TwoSearchesAction) in if case .left(let x) = a { x } else { nil } },
+                                   extract: { (a: TwoSearchesAction) in if case .left(let x) = a { x } else { nil } },
                                    embed: TwoSearchesAction.left, environment: { (c: SpyClock) in c }),
             SearchFeature().lifted(state: \TwoSearches.right,
-                                   action: { (a: TwoSearchesAction) in if case .right(let x) = a { x } else { nil } },
+                                   extract: { (a: TwoSearchesAction) in if case .right(let x) = a { x } else { nil } },
                                    embed: TwoSearchesAction.right, environment: { (c: SpyClock) in c })
         )
         let store = Store(initialState: TwoSearches(), reducer: reducer, environment: clock)

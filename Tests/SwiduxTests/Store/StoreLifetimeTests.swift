@@ -35,7 +35,7 @@ struct StoreLifetimeTests {
         let cancelled = Recorder<String>()
         var root: Store<LifetimeState, LifetimeAction>? = makeRoot(gate: gate, cancelled: cancelled)
         weak let weakRoot = root
-        let child = root!.scope(state: \.child, action: LifetimeAction.child)
+        let child = root!.scope(state: \.child, embed: LifetimeAction.child)
         let task = child.send("start")
         root = nil
         #expect(weakRoot == nil)
@@ -48,7 +48,7 @@ struct StoreLifetimeTests {
     @Test func releasingTheLastStoreCancelsTheEffects() async {
         let cancelled = Recorder<String>()
         var root: Store<LifetimeState, LifetimeAction>? = makeRoot(gate: Gate(), cancelled: cancelled)
-        var child: Store<[String], String>? = root!.scope(state: \.child, action: LifetimeAction.child)
+        var child: Store<[String], String>? = root!.scope(state: \.child, embed: LifetimeAction.child)
         child!.send("sleep")
         root = nil
         for _ in 0..<50 { await Task.yield() }

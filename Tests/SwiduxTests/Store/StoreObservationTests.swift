@@ -102,7 +102,7 @@ struct StoreObservationTests {
     @Test func nestedSliceThroughScopedStore() {
         enum Parent: Sendable { case slice(SliceAction) }
         let parent = Store(initialState: SliceState(), reducer: sliceReducer, environment: ())
-        let child = parent.scope(state: \.nested, action: { $0 })
+        let child = parent.scope(state: \.nested, embed: { $0 })
         let readsFlag = ChangeCounter { _ = child.flag }
         parent.send(.setA(3))
         #expect(readsFlag.count == 0)

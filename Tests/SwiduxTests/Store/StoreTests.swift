@@ -54,7 +54,7 @@ struct StoreTests {
             return nil
         }
         let store = Store(initialState: Parent(), reducer: reducer, environment: ())
-        let child = store.scope(state: \.counter, action: ParentAction.counter)
+        let child = store.scope(state: \.counter, embed: ParentAction.counter)
         child.send(5)
         #expect(child.state == 5)
         #expect(store.counter == 5)
@@ -76,7 +76,7 @@ struct StoreTests {
         enum AppAction: Sendable { case counter(Counter.Action) }
         let app = Counter().lifted(
             state: \App.counter,
-            action: { (action: AppAction) in if case .counter(let a) = action { a } else { nil } },
+            extract: { (action: AppAction) in if case .counter(let a) = action { a } else { nil } },
             embed: AppAction.counter,
             environment: { (env: Int) in env }
         )
