@@ -35,6 +35,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         benchmark("UndoMemory", ["CMallocInfo"]),
+        benchmark("RowObservation"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -88,9 +88,16 @@ public enum FeatureAdder {
                     feature.typeName, reason: "its state property '\(feature.propertyName)' collides with the feature '\(other)'")
             }
         }
-        let derivedTypes = ["Action", "Reducer", "ListView", "Table", "ReducerTests", "PersistenceTests"]
-        for other in existing where derivedTypes.contains(where: { other == feature.typeName + $0 || feature.typeName == other + $0 }) {
-            throw SwiduxCLIError.invalidName(feature.typeName, reason: "its generated type names collide with the feature '\(other)'")
+        // Every name the project's generated code (its own and its features') declares or
+        // uses, derived from the templates: a redeclaration or a shadowed type breaks the build.
+        let features = existing.map { SwiftName(unchecked: $0) }
+        if let clash = GeneratedNames.clash(ofFeature: feature, project: project.typeName, features: features) {
+            let owner = features.first {
+                GeneratedNames.used(inFiles: GeneratedNames.featureFiles(project: project.typeName, feature: $0))[clash.name] != nil
+            }
+            let reason = owner.map { "its generated names collide with the feature '\($0.typeName)': '\(clash.name)' is already used (in \(clash.file))" }
+                ?? GeneratedNames.reason(for: clash, name: feature.typeName)
+            throw SwiduxCLIError.invalidName(feature.typeName, reason: reason)
         }
         for file in FeatureTemplates.newFiles(project: project.typeName, feature: feature)
         where FileTransaction.itemExists(root.appendingPathComponent(file.path)) {

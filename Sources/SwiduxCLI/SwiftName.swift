@@ -3,8 +3,10 @@
 /// Accepted: an ASCII letter A–Z followed by ASCII letters and digits (`Todo`, `ShoppingList`,
 /// `URLItem`, `Level2`), at most ``maximumLength`` characters. Rejected: anything else
 /// (underscores, spaces, non-ASCII, a lowercase first letter), Swift keywords, and names
-/// that collide with a type, module or library name the generated code uses (`AppState`,
-/// `Effect`, `Store`, `String`, `SwiftUI`, ...), including through the derived names:
+/// that collide with a name the generated code declares or uses (`AppState`, `Effect`,
+/// `Store`, `String`, `FileHandle`, `SwiftUI`, ...: derived from the templates by
+/// ``GeneratedNames``), also through the generated type names (`App` → `AppReducer`) and
+/// the derived names:
 /// the enum case (`todo`) and the `EntityStore` property (`todos`) must not be keywords.
 ///
 /// ```swift
@@ -52,14 +54,17 @@ public struct SwiftName: Hashable, Sendable, CustomStringConvertible {
         if SwiftName.keywords.contains(raw) {
             throw fail("it is a Swift keyword")
         }
-        if SwiftName.reservedTypeNames.contains(raw) {
-            throw fail("it collides with a name the generated code already uses (\(raw))")
-        }
         if role == .project, SwiftName.reservedModuleNames.contains(raw) {
             throw fail("it is the name of a module the generated package imports")
         }
         let caseName = SwiftName.lowerCamel(raw)
         let propertyName = SwiftName.plural(caseName)
+        // Names the templates use whatever the project is called (derived, not listed by hand).
+        let unchecked = SwiftName(unchecked: raw)
+        let clash = role == .feature
+            ? GeneratedNames.clash(ofFeature: unchecked, project: GeneratedNames.probeProject, features: [])
+            : GeneratedNames.clash(ofProject: raw)
+        if let clash { throw fail(GeneratedNames.reason(for: clash, name: raw)) }
         if role == .feature {
             for derived in [caseName, propertyName] where SwiftName.keywords.contains(derived) {
                 throw fail("its derived name '\(derived)' is a Swift keyword")
@@ -71,6 +76,13 @@ public struct SwiftName: Hashable, Sendable, CustomStringConvertible {
         self.typeName = raw
         self.caseName = caseName
         self.propertyName = propertyName
+    }
+
+    /// The derived names without any check (rendering templates for a probe name).
+    init(unchecked raw: String) {
+        typeName = raw
+        caseName = SwiftName.lowerCamel(raw)
+        propertyName = SwiftName.plural(caseName)
     }
 
     /// `ShoppingList` → `shoppingList`, `URLItem` → `urlItem`, `URL` → `url`.
@@ -104,20 +116,6 @@ public struct SwiftName: Hashable, Sendable, CustomStringConvertible {
         "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw",
         "switch", "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self",
         "super", "throws", "true", "try", "Type", "Protocol", "some", "any",
-    ]
-
-    /// Types the generated package defines or uses unqualified.
-    static let reservedTypeNames: Set<String> = [
-        "App", "AppState", "AppAction", "AppEnvironment", "AppReducer", "AppStore", "AppDatabase",
-        "UIState", "RootView", "Effect", "Send", "Store", "StoreTask", "EntityStore", "ChangeSet",
-        "StateWriter", "WriteBatch", "PersistenceMiddleware", "Middleware", "SwiduxReducer",
-        "SwiduxDispatcher", "SwiduxDatabase", "SwiduxMigrations", "EntityTable", "Database",
-        "Swidux", "SwiduxSQLite", "Task", "String", "Int", "Double", "Float", "Bool", "Array",
-        "Dictionary", "Set", "Optional", "Result", "Error", "Never", "Void", "Character", "Data",
-        "Date", "URL", "UUID", "Duration", "View", "Scene", "Text", "List", "Button", "Binding",
-        "Identifiable", "Equatable", "Hashable", "Sendable", "Codable", "Encodable", "Decodable",
-        "Observable", "Test", "Suite", "Reduce", "CombineReducers", "MVIStore", "EventChannel",
-        "UndoMiddleware", "LoggingMiddleware", "UndoPolicy", "RetryPolicy", "ChangeFingerprint",
     ]
 
     /// Modules a generated package imports: its module must not shadow them.

@@ -1,7 +1,18 @@
-// swidux-crash-writer: the child process of SwiduxSQLiteTests' atomicity test.
+// swidux-crash-writer: the child process of SwiduxSQLiteTests' process-level tests.
 //
 // Usage: swidux-crash-writer <database path> <progress file>
+//        swidux-crash-writer migrate <database path> <go file>
+//        swidux-crash-writer read <database path>
+//        swidux-crash-writer read-then-write <database path>
 //
+// `migrate` waits until the go file exists (so that many children start at once), opens
+// (creating) the database with `concurrentMigrations`, appends one row to table "log"
+// and exits 0; on an error it prints it and exits 1.
+// `read` opens the database `.readOnly` and prints the ids of table "a" (`a: 1 2`).
+// `read-then-write` does the same, then tries a flush, which must fail: it prints the
+// error and exits 3 (0 would mean the write succeeded).
+//
+// Without a mode:
 // Opens the database (recovering it if a previous run was killed), hydrates tables
 // "a" and "b", and then writes flushes forever, each one a single
 // `performAtomically` transaction over both tables. Flush n makes table "a" hold the
@@ -51,10 +62,6 @@ func advance(_ store: inout EntityStore<CrashRow>, to n: Int, count: Int) -> Wri
 
 let parent = getppid()
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: swidux-crash-writer <database> <progress file>\n".utf8))
-    exit(2)
-}
 let tableA = EntityTable<CrashRow>(named: "a")
 let tableB = EntityTable<CrashRow>(named: "b")
 let migrations = SwiduxMigrations { m in
@@ -62,6 +69,64 @@ let migrations = SwiduxMigrations { m in
         try db.createEntityTable(tableA)
         try db.createEntityTable(tableB)
     }
+}
+/// `migrations` plus two steps that would fail or duplicate data if run twice.
+let concurrentMigrations = SwiduxMigrations { m in
+    m.register("v1") { db in
+        try db.createEntityTable(tableA)
+        try db.createEntityTable(tableB)
+    }
+    m.register("v2-seed") { db in
+        try db.execute(sql: "CREATE TABLE seed (note TEXT NOT NULL)")
+        try db.execute(sql: "INSERT INTO seed (note) VALUES ('once')")
+    }
+    m.register("v3-log") { db in
+        try db.execute(sql: "CREATE TABLE log (pid INTEGER NOT NULL)")
+    }
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("swidux-crash-writer: \(message)\n".utf8))
+    exit(status)
+}
+
+if arguments.count == 4, arguments[1] == "migrate" {
+    while !FileManager.default.fileExists(atPath: arguments[3]) { usleep(500) }
+    do {
+        let database = try SwiduxDatabase(path: arguments[2], migrations: concurrentMigrations)
+        try await database.performAtomically([{ db in
+            try db.execute(sql: "INSERT INTO log (pid) VALUES (?)", arguments: [Int(getpid())])
+        }])
+        try database.close()
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
+if arguments.count == 3, arguments[1] == "read" || arguments[1] == "read-then-write" {
+    do {
+        let database = try SwiduxDatabase(path: arguments[2], migrations: migrations, access: .readOnly)
+        let a: EntityStore<CrashRow> = try database.hydrate(tableA)
+        print("a: " + a.ids.map(String.init).joined(separator: " "))
+        if arguments[1] == "read-then-write" {
+            let batch = WriteBatch<CrashRow>(deletions: a.ids)
+            do {
+                try await database.performAtomically([{ db in try tableA.write(batch, in: db) }])
+            } catch {
+                print("\(error)")
+                exit(3)
+            }
+        }
+        try database.close()
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
+guard arguments.count == 3 else {
+    fail("usage: swidux-crash-writer <database> <progress file> | migrate <database> <go file> | read <database> | read-then-write <database>", status: 2)
 }
 
 do {

@@ -23,9 +23,13 @@ import GRDB
 /// let todoTable = EntityTable<Todo>(named: "todo")
 /// ```
 ///
-/// Order: hydration returns rows `ORDER BY position`. New rows are appended after the
-/// largest stored position, in the order the batch lists them; when the store was
-/// reordered (`sort`, `move`, `restore`) every row's position is rewritten.
+/// Order: hydration returns rows `ORDER BY position`. Inserted rows are appended after
+/// the largest stored position, in the order the batch lists them; updated rows keep
+/// theirs; when the store was reordered (`sort`, `move`, `restore`) every row's position
+/// is rewritten, rows written by someone else staying after the store's.
+///
+/// Delete wins over a stale update: an update whose row another writer deleted is not
+/// re-inserted but reported in `WriteResult.vanished` (see ``write(_:in:)``).
 public struct EntityTable<Entity: Identifiable & Equatable & Sendable>: Sendable
 where Entity.ID: DatabaseValueConvertible & Sendable {
     /// The table's name.
@@ -177,56 +181,118 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
 
     // MARK: - Writing
 
-    /// Applies one flush's batch: deletions, then upserts (one cached
-    /// `INSERT … ON CONFLICT DO UPDATE` statement, new rows appended after the largest
-    /// position), then — if the batch carries an order — every row's position.
+    /// Applies one flush's batch and reports the rows that were gone.
+    ///
+    /// 1. **Deletions**, one cached `DELETE` statement; an id that deletes no row is
+    ///    reported in `WriteResult.vanished` (another writer deleted it first).
+    /// 2. **Writes**, one cached statement per row. An *insertion*
+    ///    (`WriteBatch.insertions`) is an `INSERT … ON CONFLICT(id) DO UPDATE`, a new row
+    ///    appended after the largest position. Any other write is an *update*:
+    ///    `UPDATE … WHERE id = ?`, the row keeping its position; if no row has the id —
+    ///    another writer deleted it since the store loaded it — nothing is written and the
+    ///    id is reported in `WriteResult.vanished`: **delete wins over a stale update**.
+    /// 3. **Order**, if the batch carries one: the listed rows take the listed order;
+    ///    stored rows the order does not list (written by someone else) keep their
+    ///    relative order after the listed ones.
     ///
     /// Call it inside a transaction; ``SwiduxDatabase/stateWriter(for:table:)`` does.
     ///
     /// ```swift
-    /// try await database.writer.write { db in
-    ///     try todoTable.write(WriteBatch(writes: [todo], deletions: [oldID]), in: db)
+    /// let result = try await database.writer.write { db in
+    ///     try todoTable.write(WriteBatch(writes: [todo], deletions: [oldID], insertions: []), in: db)
     /// }
+    /// if result.vanished.contains(todo.id) { print("\(todo.id) was deleted by someone else") }
     /// ```
     @discardableResult
     public func write(_ batch: WriteBatch<Entity>, in db: Database) throws -> WriteResult<Entity.ID> {
         let table = name.quotedDatabaseIdentifier
         let id = idColumn.quotedDatabaseIdentifier
         let position = positionColumn.quotedDatabaseIdentifier
+        var vanished: [Entity.ID] = []
 
         if !batch.deletions.isEmpty {
             let delete = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(id) = ?")
             for deleted in batch.deletions {
                 try delete.execute(arguments: [deleted.databaseValue])
+                if db.changesCount == 0 { vanished.append(deleted) }
             }
         }
 
         if !batch.writes.isEmpty {
-            let maxPosition = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT max(\(position)) FROM \(table)")) ?? -1
+            var nextPosition: Int64?   // fetched at the first insertion
             var encoder = RowEncoder()
             if let valueColumns { encoder.columns = valueColumns }
-            var statementColumns: [String] = []
+            var statementColumns: [String]?
+            var idIndex = 0
             var upsert: Statement?
-            for (offset, entity) in batch.writes.enumerated() {
+            var update: Statement?
+            for entity in batch.writes {
                 try encodeRow(&encoder, entity)
-                if upsert == nil || statementColumns != encoder.columns {
+                if statementColumns != encoder.columns {
                     statementColumns = encoder.columns
-                    upsert = try db.cachedStatement(sql: upsertSQL(columns: statementColumns))
+                    idIndex = encoder.columns.firstIndex { $0.lowercased() == idColumn.lowercased() } ?? 0
+                    upsert = nil
+                    update = nil
                 }
-                var values = encoder.values
-                values.append((maxPosition + 1 + Int64(offset)).databaseValue)
-                try upsert!.execute(arguments: StatementArguments(values))
+                if batch.insertions.contains(entity.id) {
+                    if nextPosition == nil {
+                        nextPosition = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(\(position)) FROM \(table)")) ?? -1) + 1
+                    }
+                    if upsert == nil { upsert = try db.cachedStatement(sql: upsertSQL(columns: encoder.columns)) }
+                    var values = encoder.values
+                    values.append(nextPosition!.databaseValue)
+                    nextPosition! += 1
+                    try upsert!.execute(arguments: StatementArguments(values))
+                } else {
+                    if update == nil { update = try db.cachedStatement(sql: updateSQL(columns: encoder.columns, idIndex: idIndex)) }
+                    var values = encoder.values
+                    values.append(values.remove(at: idIndex))
+                    try update!.execute(arguments: StatementArguments(values))
+                    if db.changesCount == 0 { vanished.append(entity.id) }
+                }
             }
         }
 
-        if let order = batch.order {
-            let update = try db.cachedStatement(sql: "UPDATE \(table) SET \(position) = ? WHERE \(id) = ?")
-            for (offset, orderedID) in order.enumerated() {
-                try update.execute(arguments: [Int64(offset).databaseValue, orderedID.databaseValue])
-            }
+        if let order = batch.order, !order.isEmpty {
+            try writeOrder(order, in: db)
         }
-        return .none  // TODO(sqlite): report vanished rows (delete wins over a stale update)
+        return WriteResult(vanished: vanished)
+    }
+
+    /// Gives the rows of `order` the positions of their offsets. When the table holds
+    /// rows the order does not list, the listed ones are placed before all of them:
+    /// positions start at the smallest stored position minus the count.
+    private func writeOrder(_ order: [Entity.ID], in db: Database) throws {
+        let table = name.quotedDatabaseIdentifier
+        let position = positionColumn.quotedDatabaseIdentifier
+        let update = try db.cachedStatement(
+            sql: "UPDATE \(table) SET \(position) = ? WHERE \(idColumn.quotedDatabaseIdentifier) = ?")
+        let minimum = try db.cachedStatement(sql: "SELECT min(\(position)) FROM \(table)")
+        func place(from base: Int64) throws -> Int {
+            var placed = 0
+            for (offset, orderedID) in order.enumerated() {
+                try update.execute(arguments: [(base + Int64(offset)).databaseValue, orderedID.databaseValue])
+                placed += db.changesCount
+            }
+            return placed
+        }
+        let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(table)")) ?? 0
+        if total == order.count {
+            // The usual case: the order lists every row (checked below).
+            let placed = try place(from: 0)
+            guard placed < total else { return }
+        }
+        let smallest = try Int64.fetchOne(minimum) ?? 0
+        _ = try place(from: smallest - Int64(order.count))
+    }
+
+    private func updateSQL(columns: [String], idIndex: Int) -> String {
+        var assigned = columns
+        let idName = assigned.remove(at: idIndex)
+        let assignments = assigned.isEmpty
+            ? "\(idName.quotedDatabaseIdentifier) = \(idName.quotedDatabaseIdentifier)"
+            : assigned.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+        return "UPDATE \(name.quotedDatabaseIdentifier) SET \(assignments) WHERE \(idName.quotedDatabaseIdentifier) = ?"
     }
 
     private func upsertSQL(columns: [String]) -> String {

@@ -15,11 +15,7 @@ extension SwiduxDatabase {
     /// - Throws: ``SwiduxDatabaseError``, e.g. ``SwiduxDatabaseError/Cause/undecodable(table:)``
     ///   when a stored row no longer decodes into `Entity`.
     public func hydrate<Entity>(_ table: EntityTable<Entity>) async throws -> EntityStore<Entity> {
-        do {
-            return try await writer.read { db in try table.fetchStore(db) }
-        } catch {
-            throw SwiduxDatabaseError.wrapping(error, path: path)
-        }
+        try await guarded { try await writer.read { db in try table.fetchStore(db) } }
     }
 
     /// The synchronous form of ``hydrate(_:)-6hsk8``, for app start-up code that cannot await.
@@ -28,11 +24,7 @@ extension SwiduxDatabase {
     /// let todos = try database.hydrate(AppDatabase.todos)
     /// ```
     public func hydrate<Entity>(_ table: EntityTable<Entity>) throws -> EntityStore<Entity> {
-        do {
-            return try writer.read { db in try table.fetchStore(db) }
-        } catch {
-            throw SwiduxDatabaseError.wrapping(error, path: path)
-        }
+        try guarded { try writer.read { db in try table.fetchStore(db) } }
     }
 
     /// Loads several tables from **one snapshot**: all of them as of the same completed
@@ -44,12 +36,10 @@ extension SwiduxDatabase {
     public func hydrateAll<each Entity>(
         _ tables: repeat EntityTable<each Entity>
     ) async throws -> (repeat EntityStore<each Entity>) {
-        do {
-            return try await writer.read { db in
+        try await guarded {
+            try await writer.read { db in
                 (repeat try (each tables).fetchStore(db))
             }
-        } catch {
-            throw SwiduxDatabaseError.wrapping(error, path: path)
         }
     }
 }

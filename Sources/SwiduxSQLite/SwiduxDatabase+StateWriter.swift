@@ -5,8 +5,11 @@ extension SwiduxDatabase {
     ///
     /// All the writers built on one database are written by ``PersistenceMiddleware``
     /// in one transaction per flush (``performAtomically(_:)``): after a crash the file
-    /// holds the state of a completed flush, never half of one. Upserts use one cached
-    /// `INSERT … ON CONFLICT(id) DO UPDATE` statement, deletions one cached `DELETE`.
+    /// holds the state of a completed flush, never half of one. Insertions use one cached
+    /// `INSERT … ON CONFLICT(id) DO UPDATE` statement, updates one cached `UPDATE`,
+    /// deletions one cached `DELETE` (see ``EntityTable/write(_:in:)``). An update of a
+    /// row another writer deleted is not re-inserted: the id comes back to the middleware
+    /// as vanished (delete wins over a stale update).
     ///
     /// ```swift
     /// let persistence = PersistenceMiddleware<AppState>(writers: [

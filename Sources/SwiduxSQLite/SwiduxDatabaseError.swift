@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Why a ``SwiduxDatabase`` could not be opened, read or written, naming the file.
@@ -31,7 +32,8 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         /// The database was migrated by a newer version of the app: it records
         /// migrations this app does not know.
         case newerSchema(unknownMigrations: [String])
-        /// The file, or its directory, cannot be written.
+        /// The file, or its directory, cannot be written; or the database was opened
+        /// ``SwiduxDatabase/Access/readOnly`` and a flush tried to write.
         case readOnly
         /// Another connection or process holds a lock on the database and did not
         /// release it within the busy timeout.
@@ -53,6 +55,10 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         /// The file is an SQLite database of another application: its tables do not
         /// match this app's migrations, and nothing was written to it.
         case foreignSchema(detail: String)
+        /// The database lacks migrations this app needs, and was opened with an access
+        /// that does not migrate (``SwiduxDatabase/Access/readOnly``). Open it read-write
+        /// once to migrate it.
+        case needsMigration(pending: [String])
         /// A failure that does not come from SQLite.
         case other
 
@@ -67,7 +73,7 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
             case .corrupt: "the database file is corrupt"
             case .newerSchema(let ids):
                 "the database was migrated by a newer version of the app (unknown migrations: \(ids.joined(separator: ", ")))"
-            case .readOnly: "the database file or its directory is read-only"
+            case .readOnly: "the database is read-only (the file or its directory cannot be written, or it was opened read-only)"
             case .locked: "the database is locked by another connection or process"
             case .cannotOpen: "the database file cannot be opened"
             case .undecodable(let table): "a row of table \"\(table)\" cannot be decoded"
@@ -77,6 +83,8 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
             case .noDatabase: "there is no database file at this path"
             case .closed: "the database is closed"
             case .foreignSchema(let detail): "the file is not this app's database (\(detail))"
+            case .needsMigration(let ids):
+                "the database needs migrations that read-only access cannot run (pending: \(ids.joined(separator: ", ")))"
             case .other: "the operation failed"
             }
         }
@@ -100,7 +108,7 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         self.underlying = underlying
     }
 
-    /// "SQLite database <path>: <cause> (<underlying>)".
+    /// One sentence, one line: "SQLite database <path>: <cause> (<underlying>)".
     ///
     /// ```swift
     /// logger.error("\(error.description)")
@@ -108,14 +116,47 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
     /// ```
     public var description: String {
         var text = "SQLite database \(path ?? "in memory"): \(cause)"
-        if let underlying {
-            if let databaseError = underlying as? DatabaseError {
-                text += " (SQLite error \(databaseError.extendedResultCode.rawValue): \(databaseError.message ?? "\(databaseError.resultCode)"))"
-            } else {
-                text += " (\(underlying))"
-            }
+        if let underlying, let detail = Self.readable(underlying), !detail.isEmpty {
+            text += " (\(detail))"
         }
         return text
+    }
+
+    /// A short, single-line account of an underlying error: never a raw dump of an
+    /// `NSError` or of a coding error's context.
+    static func readable(_ error: any Error) -> String? {
+        let text: String
+        switch error {
+        case let error as DatabaseError:
+            text = "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")"
+        case let error as SwiduxDatabaseError:
+            text = "\(error.cause)"
+        case let error as DecodingError:
+            switch error {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context),
+                 .keyNotFound(_, let context), .dataCorrupted(let context):
+                text = codingDetail(context.debugDescription, path: context.codingPath)
+            @unknown default: text = "the data cannot be decoded"
+            }
+        case let error as EncodingError:
+            switch error {
+            case .invalidValue(_, let context): text = codingDetail(context.debugDescription, path: context.codingPath)
+            @unknown default: text = "the value cannot be encoded"
+            }
+        case let error as CocoaError:
+            text = error.localizedDescription
+        case let error as CustomStringConvertible where !(type(of: error) is NSError.Type):
+            text = error.description
+        default:
+            text = (error as NSError).localizedDescription
+        }
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > 300 ? String(line.prefix(300)) + "…" : line
+    }
+
+    private static func codingDetail(_ message: String, path: [any CodingKey]) -> String {
+        let keys = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        return keys.isEmpty ? message : "\(keys): \(message)"
     }
 
     /// Wraps `error`, classifying SQLite result codes. A `SwiduxDatabaseError` is returned unchanged.

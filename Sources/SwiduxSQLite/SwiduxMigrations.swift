@@ -31,6 +31,30 @@ public struct SwiduxMigrations: Sendable {
     /// ```
     public private(set) var migrator: DatabaseMigrator
 
+    /// The migrations registered with ``register(_:migrate:)``, which ``SwiduxDatabase``
+    /// runs itself (all pending ones in one immediate transaction); `nil` when wrapping a
+    /// GRDB migrator (``init(migrator:)``), which GRDB runs.
+    var steps: [Step]? = []
+
+    struct Step: Sendable {
+        let identifier: String
+        let migrate: @Sendable (Database) throws -> Void
+    }
+
+    /// Whether a database that has tables but no migration history (no `grdb_migrations`
+    /// table) is adopted: its pending migrations — all of them — run on it. `false` by
+    /// default: such a file belongs to some other code, and ``SwiduxDatabase`` refuses it
+    /// with ``SwiduxDatabaseError/Cause/foreignSchema(detail:)`` without writing to it.
+    /// Set it when your app used the file before it used migrations; the migrations must
+    /// then cope with the tables already there (`create(table:options: .ifNotExists)`).
+    ///
+    /// ```swift
+    /// var migrations = SwiduxMigrations.app
+    /// migrations.adoptsUnversionedDatabases = true   // files written by version 1.0, before migrations
+    /// let database = try SwiduxDatabase(path: path, migrations: migrations)
+    /// ```
+    public var adoptsUnversionedDatabases = false
+
     /// No migrations yet.
     ///
     /// ```swift
@@ -54,6 +78,12 @@ public struct SwiduxMigrations: Sendable {
 
     /// Wraps an existing GRDB migrator. It must not erase the database on schema change.
     ///
+    /// GRDB runs such a migrator, one transaction per migration. When several processes
+    /// open a new file at once and one of them loses the race for a migration (its
+    /// transaction fails and rolls back because another process applied it meanwhile),
+    /// ``SwiduxDatabase`` re-reads what is applied and continues; prefer
+    /// ``register(_:migrate:)``, whose migrations run in one transaction.
+    ///
     /// ```swift
     /// var migrator = DatabaseMigrator()
     /// migrator.registerMigration("v1") { db in try db.createEntityTable(for: Todo.self, named: "todo") }
@@ -63,10 +93,16 @@ public struct SwiduxMigrations: Sendable {
         precondition(!migrator.eraseDatabaseOnSchemaChange,
                      "SwiduxMigrations never erases a database: eraseDatabaseOnSchemaChange must be false")
         self.migrator = migrator
+        self.steps = nil
     }
 
-    /// Appends a migration. It runs in a transaction with foreign-key checks deferred
-    /// to its end; `identifier` must be unique and must never change once shipped.
+    /// Appends a migration. `identifier` must be unique and must never change once shipped.
+    ///
+    /// The pending migrations run in **one immediate write transaction**, with foreign
+    /// keys checked at its end: the check of what is applied and the migrations happen
+    /// under the same write lock, so several processes opening a new file at once each
+    /// see either none or all of them applied, never run one twice, and a failure leaves
+    /// the file as it was.
     ///
     /// ```swift
     /// migrations.register("v3-todo-due") { db in
@@ -75,6 +111,7 @@ public struct SwiduxMigrations: Sendable {
     /// ```
     public mutating func register(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
         migrator.registerMigration(identifier, migrate: migrate)
+        steps?.append(Step(identifier: identifier, migrate: migrate))
     }
 
     /// The registered identifiers, in order.

@@ -60,6 +60,44 @@ struct MiddlewareIntegrationTests {
         #expect(try await database.hydrate(Schema.todos).values == state.todos.values)
     }
 
+    @Test("Delete wins end to end: another process deletes a row, the store's later update does not bring it back")
+    func deleteWinsThroughTheMiddleware() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        let seed = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        try await seed.performAtomically([{ db in
+            try Schema.todos.write(WriteBatch(writes: (1...3).map { Todo(id: $0, title: "\($0)", done: false, tags: []) }), in: db)
+        }])
+        try seed.close()
+
+        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations, access: .existing)
+        let persistence = Self.middleware(database)
+        let reported = VanishedLog()
+        persistence.onVanished = { reported.append($0.ids.compactMap { $0 as? Int }) }
+        var state = TestState()
+        state.todos = try await database.hydrate(Schema.todos)
+
+        // Another process deletes 2 while this store still shows it.
+        let other = try SwiduxDatabase(path: path, migrations: Schema.migrations, access: .existing)
+        try await other.performAtomically([{ db in try Schema.todos.write(WriteBatch(deletions: [2]), in: db) }])
+        try other.close()
+
+        state.todos.modify(2) { $0.done = true }
+        state.todos.modify(3) { $0.title = "three" }
+        state.todos[4] = Todo(id: 4, title: "four", done: false, tags: [])
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+
+        let stored = try await database.hydrate(Schema.todos)
+        #expect(stored.ids == [1, 3, 4])
+        #expect(stored[3]?.title == "three")
+        #expect(reported.ids == [2])
+        persistence.afterReduce(state: &state)
+        #expect(state.todos[2] == nil, "the store learns the deletion")
+        #expect(!persistence.hasPendingWrites, "nothing written back")
+        try database.close()
+    }
+
     @Test("One flush is one transaction across all writers of a database")
     func oneTransactionPerFlush() async throws {
         let database = try SwiduxDatabase.inMemory(migrations: Schema.migrations)
@@ -92,4 +130,10 @@ final class CommitCounter: TransactionObserver, @unchecked Sendable {
     func databaseDidChange(with event: DatabaseEvent) { lock.withLock { changed = true } }
     func databaseDidCommit(_ db: Database) { lock.withLock { if changed { commits += 1 }; changed = false } }
     func databaseDidRollback(_ db: Database) { lock.withLock { changed = false } }
+}
+
+@MainActor
+final class VanishedLog {
+    private(set) var ids: [Int] = []
+    func append(_ more: [Int]) { ids += more }
 }

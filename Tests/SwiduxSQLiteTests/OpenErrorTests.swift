@@ -15,17 +15,27 @@ struct OpenErrorTests {
     /// file's bytes did not change.
     func expectRefusal(
         _ path: String, cause: SwiduxDatabaseError.Cause,
+        migrations: SwiduxMigrations = Schema.migrations,
         configuration: Configuration = OpenErrorTests.shortTimeout,
+        accesses: [SwiduxDatabase.Access] = [.create, .existing, .readOnly],
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        let before = fileBytes(path)
-        let error = #expect(throws: SwiduxDatabaseError.self, sourceLocation: sourceLocation) {
-            try SwiduxDatabase(path: path, migrations: Schema.migrations, configuration: configuration)
+        for access in accesses {
+            let before = [path, path + "-wal", path + "-shm"].map(fileBytes)
+            let error = #expect(throws: SwiduxDatabaseError.self, sourceLocation: sourceLocation) {
+                try SwiduxDatabase(path: path, migrations: migrations, configuration: configuration, access: access)
+            }
+            #expect(error?.cause == cause, "\(access): \(String(describing: error))", sourceLocation: sourceLocation)
+            #expect(error?.path == path, sourceLocation: sourceLocation)
+            #expect(error?.description.contains(path) == true, sourceLocation: sourceLocation)
+            #expect(error?.description.contains("\n") == false, "one line", sourceLocation: sourceLocation)
+            // The -shm is SQLite's shared-memory index, not data: a read-only connection that
+            // uses an existing one updates its read marks. The file and its -wal stay as they were.
+            let after = [path, path + "-wal", path + "-shm"].map(fileBytes)
+            #expect(after[0] == before[0], "\(access): the file must be left untouched", sourceLocation: sourceLocation)
+            #expect(after[1] == before[1], "\(access): the -wal must be left untouched", sourceLocation: sourceLocation)
+            #expect((after[2] == nil) == (before[2] == nil), "\(access): no -shm created or removed", sourceLocation: sourceLocation)
         }
-        #expect(error?.cause == cause, "\(String(describing: error))", sourceLocation: sourceLocation)
-        #expect(error?.path == path, sourceLocation: sourceLocation)
-        #expect(error?.description.contains(path) == true, sourceLocation: sourceLocation)
-        #expect(fileBytes(path) == before, "the file must be left untouched", sourceLocation: sourceLocation)
     }
 
     /// A database holding one todo, closed (checkpointed).
@@ -92,7 +102,11 @@ struct OpenErrorTests {
         let path = directory.path("readonly.sqlite")
         try await makeDatabase(at: path)
         try ReadOnlyFile.make(path)
-        expectRefusal(path, cause: .readOnly)
+        expectRefusal(path, cause: .readOnly, accesses: [.create, .existing])
+        // Read-only access is what such a file is for.
+        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations, access: .readOnly)
+        #expect(try await database.hydrate(Schema.todos).count == 1)
+        try database.close()
     }
 
     @Test("A database another connection holds exclusively: locked")
@@ -127,6 +141,115 @@ struct OpenErrorTests {
         try database.close()
     }
 
+    @Test("A WAL-mode database with page 3 overwritten by junk: corrupt, file untouched, no -wal/-shm created")
+    func damagedWALPage() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("wal-damaged.sqlite")
+        try await makeDatabase(at: path)
+        var bytes = try #require(fileBytes(path))
+        #expect(bytes[18] == 2 && bytes[19] == 2, "the file is in WAL mode")
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        #expect(bytes.count >= 3 * pageSize)
+        var rng = SeededGenerator(seed: 3)
+        for index in (2 * pageSize)..<(3 * pageSize) { bytes[index] = UInt8.random(in: 0...255, using: &rng) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        expectRefusal(path, cause: .corrupt)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+    }
+
+    @Test("The same damage with the -wal and -shm a previous run left behind: corrupt, all three files untouched")
+    func damagedWALPageWithLeftoverWAL() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("wal-leftover.sqlite")
+        try await makeDatabase(at: path)
+        // A GRDB pool that read through a reader connection closes its writer first and
+        // leaves the -wal and -shm files behind.
+        let pool = try DatabasePool(path: path)
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM todo") }
+        try pool.close()
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        var bytes = try #require(fileBytes(path))
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        var rng = SeededGenerator(seed: 4)
+        for index in (2 * pageSize)..<(3 * pageSize) { bytes[index] = UInt8.random(in: 0...255, using: &rng) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        expectRefusal(path, cause: .corrupt)
+    }
+
+    /// Another application's database: plain SQLite, WAL mode, its own tables.
+    func makeForeignDatabase(at path: String, sql: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: sql)
+        }
+        try queue.close()
+    }
+
+    @Test("Another app's file with a table of the same name: foreign, nothing written")
+    func foreignSameTableName() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("other.sqlite")
+        try makeForeignDatabase(at: path, sql: """
+            CREATE TABLE todo (id INTEGER PRIMARY KEY, label TEXT, due TEXT);
+            INSERT INTO todo (label) VALUES ('theirs');
+            """)
+        expectRefusal(path, cause: .foreignSchema(detail: "it has tables todo but no grdb_migrations table"))
+        let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        #expect(try queue.read { db in try db.tableExists("grdb_migrations") } == false)
+        try queue.close()
+    }
+
+    @Test("Another app's file with unrelated tables: foreign")
+    func foreignOtherTables() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("other.sqlite")
+        try makeForeignDatabase(at: path, sql: "CREATE TABLE photo (id INTEGER PRIMARY KEY); CREATE INDEX photo_id ON photo(id)")
+        expectRefusal(path, cause: .foreignSchema(detail: "it has tables photo but no grdb_migrations table"))
+    }
+
+    @Test("Another GRDB app's file (only migrations this app does not know): foreign, not newer")
+    func foreignMigrations() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("other.sqlite")
+        try makeForeignDatabase(at: path, sql: """
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('createPhotos');
+            CREATE TABLE photo (id INTEGER PRIMARY KEY);
+            """)
+        expectRefusal(path, cause: .foreignSchema(detail: "none of its migrations (createPhotos) is one of this app's"))
+    }
+
+    @Test("An empty SQLite file, or an empty database, is adopted and migrated")
+    func emptyFileIsAdopted() async throws {
+        let directory = try TemporaryDirectory()
+        let empty = directory.path("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        let database = try SwiduxDatabase(path: empty, migrations: Schema.migrations, access: .existing)
+        #expect(try await database.hydrate(Schema.todos).isEmpty)
+        try database.close()
+
+        let blank = directory.path("blank.sqlite")
+        try makeForeignDatabase(at: blank, sql: "PRAGMA user_version = 0")
+        let second = try SwiduxDatabase(path: blank, migrations: Schema.migrations)
+        #expect(try await second.hydrate(Schema.todos).isEmpty)
+        try second.close()
+    }
+
+    @Test("A database without migration history is adopted when the migrations opt in")
+    func unversionedAdoptedOnOptIn() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("legacy.sqlite")
+        try makeForeignDatabase(at: path, sql: "CREATE TABLE legacy (id INTEGER PRIMARY KEY)")
+        var migrations = Schema.migrations
+        migrations.adoptsUnversionedDatabases = true
+        let database = try SwiduxDatabase(path: path, migrations: migrations)
+        #expect(try await database.hydrate(Schema.todos).isEmpty)
+        #expect(try await database.writer.read { db in try db.tableExists("legacy") })
+        try database.close()
+    }
+
     @Test("A missing directory: cannot open, nothing created")
     func missingDirectory() throws {
         let directory = try TemporaryDirectory()
@@ -142,6 +265,14 @@ struct OpenErrorTests {
     func descriptions() {
         let error = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .newerSchema(unknownMigrations: ["v9"]))
         #expect(error.description == "SQLite database /data/app.sqlite: the database was migrated by a newer version of the app (unknown migrations: v9)")
+        // Foundation errors are told in words, not dumped.
+        let cocoa = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .other,
+                                        underlying: CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: "/data"]))
+        #expect(!cocoa.description.contains("NSCocoaErrorDomain") && !cocoa.description.contains("UserInfo"), "\(cocoa)")
+        #expect(cocoa.description.hasPrefix("SQLite database /data/app.sqlite: the operation failed ("), "\(cocoa)")
+        let ns = SwiduxDatabaseError(path: "/data/app.sqlite", cause: .other,
+                                     underlying: NSError(domain: NSPOSIXErrorDomain, code: 13, userInfo: nil))
+        #expect(!ns.description.contains("UserInfo") && !ns.description.contains("\n"), "\(ns)")
     }
 }
 

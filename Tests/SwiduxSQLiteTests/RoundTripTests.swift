@@ -204,5 +204,9 @@ struct RoundTripTests {
         }
         let error = await #expect(throws: SwiduxDatabaseError.self) { try await database.hydrate(Schema.todos) }
         #expect(error?.cause == .undecodable(table: "todo"))
+        // One line naming the cause, not a dump of the decoding error's context.
+        let description = error?.description ?? ""
+        #expect(description.hasPrefix("SQLite database in memory: a row of table \"todo\" cannot be decoded ("), "\(description)")
+        #expect(!description.contains("\n") && !description.contains("codingPath") && !description.contains("Context("), "\(description)")
     }
 }

@@ -23,9 +23,11 @@ import Testing
         #expect(state == before)
     }
 
-    @Test func addCutsVeryLongTitles() {
+    @Test func addRefusesOverLongTitlesInsteadOfCuttingThem() {
         var state = sampleState()
         state.apply(.items(.add(id: uuid(13), listID: uuid(1), title: String(repeating: "長", count: 10_000))))
+        #expect(state.items[uuid(13)] == nil)
+        state.apply(.items(.add(id: uuid(13), listID: uuid(1), title: String(repeating: "長", count: Limits.title))))
         #expect(state.items[uuid(13)]?.title.count == Limits.title)
     }
 

@@ -82,7 +82,9 @@ import Testing
         let lines = trimmed(Render.screen(state, size: size))
         #expect(lines[20] == " ▸ [ ] Item 39")   // scrolled so the selection is visible
         state.ui.selectedItemID = uuid(100)
-        #expect(trimmed(Render.screen(state, size: size))[20] == "   … 22 more")
+        // 17 rows of items, then the count of the 23 below (no item hidden behind it).
+        #expect(trimmed(Render.screen(state, size: size))[19] == "   [ ] Item 16")
+        #expect(trimmed(Render.screen(state, size: size))[20] == "   … 23 more")
     }
 
     @Test func anySizeNeverCrashes() {

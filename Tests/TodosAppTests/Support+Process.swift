@@ -6,7 +6,12 @@ import Darwin
 #endif
 
 /// The built `todos` executable, next to the test bundle in the build products directory.
+/// `TODOS_EXECUTABLE` overrides it (to run the process tests against another build, e.g.
+/// the one before a fix, and watch them fail).
 func todosExecutable() throws -> URL {
+    if let override = ProcessInfo.processInfo.environment["TODOS_EXECUTABLE"], !override.isEmpty {
+        return URL(fileURLWithPath: override)
+    }
     var candidates: [URL] = []
     if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
         candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
@@ -50,6 +55,68 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     }
 }
 
+/// Runs a program to completion without Foundation's `Process` (whose termination is
+/// reported through a run loop and can hang when many children run at once): the child
+/// is started with `posix_spawn`, its standard output and error are read on their own
+/// threads and it is reaped with `waitpid`. Blocking: call it through ``offPool(_:)``.
+enum ChildProcess {
+    /// Runs `executable arguments…` with `environment`, standard input from /dev/null,
+    /// optionally as another user (`setpriv`, when run as root). Returns the exit status
+    /// (128 + the signal number when killed by a signal) and the captured output.
+    static func run(executable: String, arguments: [String], environment: [String: String]) throws -> RunResult {
+        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw ProcessFailure("pipe failed: errno \(errno)") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv = [executable] + arguments
+        let envp = environment.map { "\($0.key)=\($0.value)" }
+        var pid = pid_t()
+        let spawned = withCStrings(argv) { argv in
+            withCStrings(envp) { envp in posix_spawn(&pid, executable, &actions, nil, argv, envp) }
+        }
+        close(outPipe[1]); close(errPipe[1])
+        guard spawned == 0 else {
+            close(outPipe[0]); close(errPipe[0])
+            throw ProcessFailure("cannot start \(executable): errno \(spawned)")
+        }
+        let errData = LockedData()
+        let errFD = errPipe[0]
+        let errReader = Thread { errData.set(readAll(errFD)) }
+        errReader.start()
+        let outData = readAll(outPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        while !errData.isSet { usleep(1000) }
+        close(outPipe[0]); close(errPipe[0])
+        let signal = status & 0x7f
+        return RunResult(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal,
+                         stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData.value, as: UTF8.self))
+    }
+
+    private static func readAll(_ fd: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count > 0 { data.append(contentsOf: buffer[0..<count]) }
+            else if count == 0 || errno != EINTR { break }
+        }
+        return data
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        let pointers = strings.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        return body(pointers + [nil])
+    }
+}
+
 /// A scratch directory with a database path for one test.
 struct Sandbox: Sendable {
     let directory: URL
@@ -79,25 +146,30 @@ struct Sandbox: Sendable {
     }
 
     private static func blockingRun(arguments: [String], environment: [String: String]) throws -> RunResult {
-        let process = Process()
-        process.executableURL = try todosExecutable()
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read stderr on another thread so that neither pipe can fill up and block the child.
-        let errData = LockedData()
-        let errReader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        errReader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errData.isSet { usleep(1000) }
-        return RunResult(status: process.terminationStatus,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData.value, as: UTF8.self))
+        try ChildProcess.run(executable: todosExecutable().path, arguments: arguments, environment: environment)
+    }
+
+    /// Runs `todos arguments…` as the unprivileged user `nobody` (through `setpriv`), or
+    /// returns `nil` when the tests do not run as root (then permissions already apply).
+    func runUnprivileged(arguments: [String]) async throws -> RunResult? {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return nil }
+        let environment = self.environment
+        let todos = try todosExecutable().path
+        return try await offPool {
+            try ChildProcess.run(executable: "/usr/bin/setpriv",
+                                 arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", todos] + arguments,
+                                 environment: environment)
+        }
+    }
+
+    /// The bytes of the file at `path`, or `nil` if there is none.
+    func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    /// `todos add …`; returns the new id (fails the call on a non-zero exit).
+    func add(_ arguments: String...) async throws -> String {
+        let result = try await run(arguments: ["add"] + arguments)
+        guard result.status == 0 else { throw ProcessFailure("add \(arguments) failed: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `todos list --json …`, decoded.

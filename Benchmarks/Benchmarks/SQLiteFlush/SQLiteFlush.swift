@@ -156,9 +156,9 @@ func measureCoalescing(modifications: Int, entities: Int) async throws -> Coales
         try await database.performAtomically([{ db in try itemTable.write(WriteBatch(writes: items), in: db) }])
         let counter = WriteCounter()
         let persistence = PersistenceMiddleware<AppState>(
-            writers: [StateWriter(keyPath: \AppState.items, backend: database, stage: { db, batch in
+            writers: [StateWriter(keyPath: \AppState.items, backend: database, apply: { db, batch in
                 counter.add(batch.writes.count + batch.deletions.count)
-                try itemTable.write(batch, in: db)
+                return try itemTable.write(batch, in: db)
             })],
             debounce: .seconds(3600))
         persistence.loopWarningThreshold = .max   // 100k sends in one window are the point here

@@ -1,13 +1,29 @@
 /// Decides whether a value read by an observer changed, without keeping a copy of large
-/// collections: fingerprinted values (``EntityStore``) compare fingerprints in O(1); structs
-/// that contain fingerprinted values are compared field by field; other `Equatable`
-/// values compare with `==`; anything else counts as changed.
+/// collections, and without requiring `Equatable`:
+///
+/// - fingerprinted values (``EntityStore`` and other ``ChangeFingerprinting`` values)
+///   compare fingerprints, in O(1);
+/// - structs that contain fingerprinted values are compared field by field;
+/// - other `Equatable` values compare with `==`;
+/// - values that are not `Equatable` are compared structurally, down to `Equatable` leaves:
+///   structs and tuples field by field, arrays and dictionaries element by element,
+///   optionals and enums by case and payload;
+/// - class instances that are not `Equatable` compare by identity (the same object is
+///   unchanged, whatever happened inside it);
+/// - only what cannot be compared at all (closures, metatypes, values nested deeper than
+///   ``maxDepth``) counts as changed.
 enum ChangeDetector {
+    /// Nesting depth beyond which a non-`Equatable` value counts as changed.
+    static let maxDepth = 32
+
     /// What is remembered of a value.
     indirect enum Snapshot {
         case fingerprint(ChangeFingerprint)
         case equatable(any Equatable)
-        case fields([Snapshot])
+        /// A class instance, kept alive so that its identity cannot be reused.
+        case identity(AnyObject)
+        /// Fields, elements or the payload of a case (`tag`: the case, for enums).
+        case fields([Snapshot], tag: String? = nil)
         case opaque
     }
 
@@ -15,6 +31,7 @@ enum ChangeDetector {
     enum Strategy {
         case fingerprint
         case equatable
+        case identity
         case fields
         case opaque
     }
@@ -23,13 +40,18 @@ enum ChangeDetector {
         if value is any ChangeFingerprinting { return .fingerprint }
         if depth < 3, containsFingerprinted(value, depth: depth) { return .fields }
         if value is any Equatable { return .equatable }
-        if depth < 3, let style = Mirror(reflecting: value).displayStyle, style == .struct || style == .tuple {
+        guard depth < maxDepth else { return .opaque }
+        switch Mirror(reflecting: value).displayStyle {
+        case .struct?, .tuple?, .collection?, .dictionary?, .set?, .optional?, .enum?:
             return .fields
+        case .class?:
+            return .identity
+        default:
+            return .opaque   // closures, metatypes
         }
-        return .opaque
     }
 
-    private static func containsFingerprinted(_ value: Any, depth: Int) -> Bool {
+    static func containsFingerprinted(_ value: Any, depth: Int = 0) -> Bool {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .struct || mirror.displayStyle == .tuple else { return false }
         for child in mirror.children {
@@ -45,13 +67,25 @@ enum ChangeDetector {
             return (value as? any ChangeFingerprinting).map { .fingerprint($0.changeFingerprint) } ?? .opaque
         case .equatable:
             return (value as? any Equatable).map { .equatable($0) } ?? .opaque
+        case .identity:
+            return .identity(value as AnyObject)
         case .opaque:
             return .opaque
         case .fields:
-            return .fields(Mirror(reflecting: value).children.map { child in
+            let mirror = Mirror(reflecting: value)
+            let children = mirror.children.map { child in
                 snapshot(child.value, strategy: Self.strategy(for: child.value, depth: depth + 1), depth: depth + 1)
-            })
+            }
+            return .fields(children, tag: tag(of: value, mirror))
         }
+    }
+
+    /// The case of an enum value (`nil` for anything else): the label of its payload, or
+    /// its name when it has none.
+    private static func tag(of value: Any, _ mirror: Mirror) -> String? {
+        guard mirror.displayStyle == .enum else { return nil }
+        if let label = mirror.children.first?.label { return label }
+        return String(describing: value)
     }
 
     /// `true` if `value` differs from what `snapshot` remembered.
@@ -64,8 +98,13 @@ enum ChangeDetector {
             return new.changeFingerprint != old
         case .equatable(let old):
             return !isEqual(old, value)
-        case .fields(let old):
-            let children = Mirror(reflecting: value).children
+        case .identity(let old):
+            guard type(of: value) is AnyClass else { return true }
+            return (value as AnyObject) !== old
+        case .fields(let old, let oldTag):
+            let mirror = Mirror(reflecting: value)
+            guard tag(of: value, mirror) == oldTag else { return true }
+            let children = mirror.children
             guard children.count == old.count else { return true }
             for (snapshot, child) in zip(old, children) where hasChanged(snapshot, to: child.value) {
                 return true
@@ -102,48 +141,5 @@ struct TrackedValue<Root> {
         guard ChangeDetector.hasChanged(last, to: value) else { return false }
         last = ChangeDetector.snapshot(value, strategy: strategy)
         return true
-    }
-}
-
-extension ChangeDetector {
-    /// A typed change test for the value at `keyPath`, built once: it remembers the value's
-    /// fingerprint (or the value itself, when it is a plain `Equatable`) and answers, on each
-    /// call, whether it changed since the previous call. No casts on the hot path.
-    static func detector<Root, Value>(for keyPath: KeyPath<Root, Value>, initial: Root) -> (Root) -> Bool {
-        let value = initial[keyPath: keyPath]
-        switch strategy(for: value) {
-        case .fingerprint:
-            if let type = Value.self as? any ChangeFingerprinting.Type {
-                func typed<F: ChangeFingerprinting>(_: F.Type) -> (Root) -> Bool {
-                    let path = keyPath as! KeyPath<Root, F>
-                    var last = initial[keyPath: path].changeFingerprint
-                    return { root in
-                        let now = root[keyPath: path].changeFingerprint
-                        if now == last { return false }
-                        last = now
-                        return true
-                    }
-                }
-                return typed(type)
-            }
-        case .equatable:
-            if let type = Value.self as? any Equatable.Type {
-                func typed<E: Equatable>(_: E.Type) -> (Root) -> Bool {
-                    let path = keyPath as! KeyPath<Root, E>
-                    var last = initial[keyPath: path]
-                    return { root in
-                        let now = root[keyPath: path]
-                        if now == last { return false }
-                        last = now
-                        return true
-                    }
-                }
-                return typed(type)
-            }
-        case .fields, .opaque:
-            break
-        }
-        var tracked = TrackedValue(root: initial, read: { $0[keyPath: keyPath] })
-        return { root in tracked.update(from: root) }
     }
 }

@@ -9,6 +9,7 @@ class StoreBox<State, Action> {
     var currentState: State { fatalError("abstract") }
     func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value { fatalError("abstract") }
     func track<Value>(_ keyPath: KeyPath<State, Value>) { fatalError("abstract") }
+    func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> { fatalError("abstract") }
     func dispatch(_ action: Action) -> StoreTask { fatalError("abstract") }
     var root: any RootControls { fatalError("abstract") }
 }
@@ -38,21 +39,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     private let onUnexpectedError: @MainActor (any Error) -> Void
     private var runner: EffectRunner<Action>!
     private let registrar = ObservationRegistrar()
-
-    /// One observed key path: how to register a read of it, how to notify its observers,
-    /// and how to tell (typed, built once) whether it changed since the last dispatch.
-    private final class TrackedSlice {
-        let access: (RootBox) -> Void
-        let notify: (RootBox) -> Void
-        let changed: (State) -> Bool
-        init(access: @escaping (RootBox) -> Void, notify: @escaping (RootBox) -> Void, changed: @escaping (State) -> Bool) {
-            self.access = access
-            self.notify = notify
-            self.changed = changed
-        }
-    }
-    private var trackedByPath: [AnyKeyPath: TrackedSlice] = [:]
-    private var trackedSlices: [TrackedSlice] = []
+    /// Which reads are observed and whom a change notifies (see ObservationTracker).
+    let tracker = ObservationTracker<State>()
     private var undoStatus = 0
     private var stateStrategy: ChangeDetector.Strategy?
     /// Nesting of synchronous `.send` follow-ups (loop guard).
@@ -89,6 +77,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             log.error("Swidux: unhandled effect error: \(error)")
         }
         super.init()
+        tracker.currentState = { [weak self] in self?.state }
         self.runner = EffectRunner(
             dispatch: { [weak self] action, parent in
                 self?.dispatch(action, followUpOf: parent) ?? StoreTask(task: nil, scope: nil)
@@ -136,22 +125,11 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     }
 
     override func track<Value>(_ keyPath: KeyPath<State, Value>) {
-        if let slice = trackedByPath[keyPath] {
-            slice.access(self)
-            return
-        }
-        let registrarKey = (\RootBox.state).appending(path: keyPath)
-        let slice = TrackedSlice(
-            access: { box in box.registrar.access(box, keyPath: registrarKey) },
-            notify: { box in
-                box.registrar.willSet(box, keyPath: registrarKey)
-                box.registrar.didSet(box, keyPath: registrarKey)
-            },
-            changed: ChangeDetector.detector(for: keyPath, initial: state)
-        )
-        trackedByPath[keyPath] = slice
-        trackedSlices.append(slice)
-        slice.access(self)
+        tracker.track(keyPath, in: state)
+    }
+
+    override func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
+        ObservedEntities(state[keyPath: keyPath], observer: tracker.entitySlice(keyPath, in: state))
     }
 
     func trackUndoStatus() { registrar.access(self, keyPath: \.undoStatus) }
@@ -235,10 +213,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     }
 
     private func notifyObservers() {
-        guard !trackedSlices.isEmpty else { return }
-        var changed: [TrackedSlice] = []
-        for slice in trackedSlices where slice.changed(state) { changed.append(slice) }
-        for slice in changed { slice.notify(self) }
+        guard tracker.isTracking else { return }
+        tracker.notify(tracker.collect(&state))
     }
 
     private func undoStatusChanged() {
@@ -300,6 +276,9 @@ final class ScopedBox<ParentState, ParentAction, State, Action>: StoreBox<State,
     override var currentState: State { parent.read(path) }
     override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value { parent.read(path.appending(path: keyPath)) }
     override func track<Value>(_ keyPath: KeyPath<State, Value>) { parent.track(path.appending(path: keyPath)) }
+    override func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
+        parent.observedEntities(path.appending(path: keyPath))
+    }
     override func dispatch(_ action: Action) -> StoreTask { parent.dispatch(embed(action)) }
     override var root: any RootControls { parent.root }
 }

@@ -34,7 +34,11 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
 
     @usableFromInline var storage: Storage
     @usableFromInline var _changes = ChangeSet<ID>()
-    @usableFromInline var _changeFingerprint = ChangeFingerprint.next()
+    @usableFromInline var _changeFingerprint = ChangeFingerprint.next() {
+        didSet { _observationLog.didChange(from: oldValue, to: _changeFingerprint) }
+    }
+    /// Which ids each change touched, for observing stores (see EntityStore+Observation).
+    @usableFromInline var _observationLog = EntityObservationLog<ID>()
 
     /// What changed since the last drain.
     ///
@@ -147,10 +151,12 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
                     _changes.recordUpdate(id)
+                    _observationLog.record(id)
                 } else {
                     makeUnique()
                     storage.append(newValue)
                     _changes.recordInsertion(id)
+                    _observationLog.record(id, membership: true)
                 }
             } else {
                 guard let slot = storage.index[id] else { return }
@@ -161,6 +167,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 makeUnique()
                 storage.remove(id)
                 _changes.recordDeletion(removed)
+                _observationLog.record(removed, membership: true)
             }
             _changeFingerprint = .next()
         }
@@ -190,6 +197,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         makeUnique()
         storage.replace(inSlot: slot, with: value)
         _changes.recordUpdate(old.id)
+        _observationLog.record(old.id)
         _changeFingerprint = .next()
         return true
     }
@@ -211,6 +219,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         guard !hasOrder(of: sorted) else { return }
         storage = Storage(uniqueEntities: sorted)
         _changes.recordReorder()
+        _observationLog.recordMembership()
         _changeFingerprint = .next()
     }
 
@@ -238,6 +247,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             return
         }
         makeUnique()
+        for slot in doomed { _observationLog.record(storage.entity(inSlot: slot).id, membership: true) }
         for slot in doomed {
             _changes.recordDeletion(storage.tombstone(slot: slot))
         }
@@ -304,6 +314,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             storage.index[entity.id] = low + offset
         }
         _changes.recordReorder()
+        _observationLog.recordMembership()
         _changeFingerprint = .next()
     }
 
@@ -355,6 +366,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         for replacement in replacements { storage.replace(inSlot: replacement.slot, with: replacement.entity) }
         for entity in additions { storage.append(entity) }
         if !additions.isEmpty { _changes._rehydrated = true }
+        for replacement in replacements { _observationLog.record(replacement.entity.id) }
+        for entity in additions { _observationLog.record(entity.id, membership: true) }
         _changeFingerprint = .next()
     }
 
@@ -380,6 +393,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         var changed = false
         for entity in self where other.storage.index[entity.id] == nil {
             _changes.recordDeletion(entity.id)
+            _observationLog.record(entity.id, membership: true)
             changed = true
         }
         var survivors = makeIterator()
@@ -389,6 +403,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             if let slot = storage.index[entity.id] {
                 if storage.entity(inSlot: slot) != entity {
                     _changes.recordUpdate(entity.id)
+                    _observationLog.record(entity.id)
                     changed = true
                 }
                 // The next entity of ours that `other` keeps must be this one, and no
@@ -402,12 +417,14 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 }
             } else {
                 _changes.recordInsertion(entity.id)
+                _observationLog.record(entity.id, membership: true)
                 changed = true
                 seenNew = true
             }
         }
         if orderChanged {
             _changes.recordReorder()
+            _observationLog.recordMembership()
             changed = true
         }
         storage = other.storage
@@ -445,6 +462,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         for id in ids where storage.index[id] != nil {
             makeUnique()
             storage.remove(id)
+            _observationLog.record(id, membership: true)
             removed = true
         }
         if removed { _changeFingerprint = .next() }

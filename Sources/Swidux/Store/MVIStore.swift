@@ -13,7 +13,9 @@ import Observation
 /// store.send(.incrementTapped)
 /// ```
 ///
-/// `state` is observable; observers are notified only when it changed.
+/// `state` is observable; observers are notified only when it changed. A state that is not
+/// `Equatable` is compared structurally (fields, elements, optionals and enum cases down to
+/// `Equatable` leaves, class instances by identity); only closures count as changed.
 ///
 /// Errors an effect throws without a `catch` handler go to `onUnexpectedError`; by default
 /// they are logged (swift-log, `error` level), as ``Store`` does: never lost silently.

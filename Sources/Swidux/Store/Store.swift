@@ -17,13 +17,25 @@ import Observation
 /// let names = store.items.values.map(\.name)   // observed slice by slice
 /// ```
 ///
-/// Reads through dynamic members (`store.items`) are observed **slice by slice**: a SwiftUI
-/// view or `withObservationTracking` that read `store.items` is not invalidated by an action
-/// that changes only `store.ui`, and nothing is notified when an action changes nothing.
-/// Dispatch does not copy the state: a reducer mutates it in place. Observed slices are
-/// compared by fingerprint (``EntityStore`` and other ``ChangeFingerprinting`` values, O(1))
-/// or with `==`; observing a large plain array costs a copy of it per change, so prefer
+/// Reads through dynamic members (`store.ui`) are observed **slice by slice**: a SwiftUI
+/// view or `withObservationTracking` that read `store.ui` is not invalidated by an action
+/// that changes only `store.items`, and nothing is notified when an action changes nothing.
+/// ``EntityStore`` slices are observed **row by row** (see ``ObservedEntities``):
+/// `store.items[id]` observes that entity only, `store.items.ids` and `.count` membership
+/// and order, `.values` and iteration the whole slice.
+///
+/// Observed slices are compared by fingerprint (``EntityStore`` and other
+/// ``ChangeFingerprinting`` values, O(1)), with `==` (`Equatable` values), or structurally
+/// when they are not `Equatable`: fields, elements, optionals and enum cases down to
+/// `Equatable` leaves, class instances by identity; only closures cannot be compared and
+/// count as changed. Observing a large plain array costs a copy of it per change, so prefer
 /// ``EntityStore`` for large collections.
+///
+/// Like `withObservationTracking`, a read is observed until the next change it is notified
+/// of; a new read observes again. Rows of entity stores are found through the entity
+/// store's log of changed ids, so the cost of a dispatch is proportional to what it changed,
+/// not to the rows a UI has read. Dispatch does not copy the state: a reducer mutates it in
+/// place.
 @MainActor
 @dynamicMemberLookup
 public final class Store<State, Action>: SwiduxDispatcher, Observable {
@@ -72,6 +84,21 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     /// Reads a slice of the state, observed at the granularity of that key path.
     public subscript<Value>(dynamicMember keyPath: KeyPath<State, Value>) -> Value {
         box.read(keyPath)
+    }
+
+    /// Reads an ``EntityStore`` slice as an ``ObservedEntities`` view, observed at the grain
+    /// of each read: `store.items[id]` observes that entity only; `ids`, `count`, `isEmpty`
+    /// and `contains(_:)` observe membership and order; `values` and iteration observe the
+    /// whole slice.
+    ///
+    /// ```swift
+    /// ForEach(store.items.ids, id: \.self) { id in
+    ///     ItemRow(item: store.items[id])   // notified only when this item changes
+    /// }
+    /// let all: EntityStore<Item> = store.items   // the entity store itself: the whole slice
+    /// ```
+    public subscript<Entity>(dynamicMember keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
+        box.observedEntities(keyPath)
     }
 
     /// Sends an action: the reducer runs now, on the main actor; its effect starts.

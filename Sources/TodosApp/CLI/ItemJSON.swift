@@ -32,9 +32,10 @@ public struct ItemJSON: Codable, Equatable, Sendable {
         return String(decoding: try encoder.encode(items), as: UTF8.self)
     }
 
-    /// The human-readable line: short id, check box, title, tags, list.
+    /// The human-readable line: short id, check box, title, tags, list. Control characters
+    /// of stored text are shown as "?" (as the terminal UI does), never sent to the terminal raw.
     public static func line(_ item: ItemJSON) -> String {
         let tags = item.tags.isEmpty ? "" : "  " + item.tags.map { "#\($0)" }.joined(separator: " ")
-        return "\(item.id.prefix(8))  [\(item.done ? "x" : " ")] \(item.title)\(tags)  (\(item.list))"
+        return ControlCharacters.neutralize("\(item.id.prefix(8))  [\(item.done ? "x" : " ")] \(item.title)\(tags)  (\(item.list))")
     }
 }

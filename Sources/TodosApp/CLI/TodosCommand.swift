@@ -28,56 +28,74 @@ public struct TodosCommand: AsyncParsableCommand {
     }
 }
 
-/// Opens the app on the database at `path`, runs `body`,
-/// then flushes and closes. Database errors become a clear message and a non-zero exit.
+/// Opens the app on the database at `path` with `access`, runs `body`, then (unless
+/// read-only) flushes, and closes. Every error becomes one sentence naming the path and the
+/// cause, and a non-zero exit.
 @MainActor
-func withApp<T: Sendable>(path: String, _ body: @MainActor (TodoApp) async throws -> T) async throws -> T {
-    let app = try openApp(path: path)
-    let result = try await body(app)
-    try await app.flush()
-    try? app.database.close()
-    return result
+func withApp<T: Sendable>(
+    path: String, access: SwiduxDatabase.Access, defaultList: Bool = false,
+    prepare: (AppDatabase) throws -> Void = { _ in },
+    _ body: @MainActor (TodoApp) async throws -> T
+) async throws -> T {
+    do {
+        let database = try AppDatabase.open(path: path, access: access)
+        defer { try? database.close() }
+        try prepare(database)
+        let app = try TodoApp(database: database, defaultList: defaultList)
+        let result = try await body(app)
+        if access != .readOnly { try await app.flush() }
+        return result
+    } catch {
+        throw TodosError(ErrorMessage.describe(error, path: path))
+    }
 }
 
 @MainActor
 func openApp(path: String) throws -> TodoApp {
     do {
-        return try TodoApp(database: AppDatabase.open(path: path))
-    } catch let error as SwiduxDatabaseError {
-        throw TodosError(error.description)
-    } catch let error as TodosError {
-        throw error
+        return try TodoApp(database: AppDatabase.open(path: path, access: .create))
     } catch {
-        throw TodosError("Cannot use the database at \(path): \(error)")
+        throw TodosError(ErrorMessage.describe(error, path: path))
     }
 }
 
 extension TodosCommand {
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an item; prints its id.")
+        static let configuration = CommandConfiguration(abstract: "Add an item; prints its id. Creates the database if there is none (and says where).")
         @ParentCommand var parent: TodosCommand
         @OptionGroup var options: DatabaseOptions
         var databasePath: String { DatabaseLocation.resolve(option: options.db ?? parent.options.db) }
-        @Argument(help: "The title.") var title: String
-        @Option(help: "The list (created if missing; default: the first list).") var list: String?
-        @Option(help: "A tag (repeatable).") var tag: [String] = []
+        @Argument(help: ArgumentHelp("The title (at most 500 characters; put -- before a title starting with '-').")) var title: String
+        @Option(help: "The list (created if missing; default: the first list). At most 100 characters; compared ignoring case and surrounding spaces.") var list: String?
+        @Option(help: "A tag (repeatable; at most 100 characters).") var tag: [String] = []
 
         func run() async throws {
-            let (title, list, tags) = (title, list, tag)
-            let id = try await withApp(path: databasePath) { app in
-                guard !Limits.clean(title, max: Limits.title).isEmpty else { throw TodosError("the title is empty") }
-                let target = try await app.list(named: list, create: true)
+            let title = Limits.clean(title)
+            guard !title.isEmpty else { throw TodosError("the title is empty") }
+            if let excess = Limits.excess(title, max: Limits.title, what: "a title") { throw TodosError(excess) }
+            let tags = try tag.map { try TagsReducer.validate($0).get() }
+            let listName = try list.map { try ListName.validate($0).get() }
+            let path = databasePath
+            var target: UUID?
+            var created = false
+            let id = try await withApp(path: path, access: .create, prepare: { database in
+                created = database.created
+                // Get-or-create by name, atomic across processes (unique name key).
+                if let listName { target = try database.ensureList(named: listName).id } else { try database.ensureDefaultList() }
+            }) { app in
+                guard let listID = target ?? app.store.lists.first?.id else { throw TodosError("there are no lists") }
                 let id = app.environment.uuid()
-                await app.send(.items(.add(id: id, listID: target.id, title: title, tags: tags)))
+                await app.send(.items(.add(id: id, listID: listID, title: title, tags: tags)))
                 guard app.store.items[id] != nil else { throw TodosError("the item was not added") }
                 return id
             }
+            if created { TerminalIO.write("todos: created a new database at \(path)\n", to: STDERR_FILENO) }
             print(id.uuidString.lowercased())
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List items.")
+        static let configuration = CommandConfiguration(abstract: "List items (reads only; the database must exist).")
         @ParentCommand var parent: TodosCommand
         @OptionGroup var options: DatabaseOptions
         var databasePath: String { DatabaseLocation.resolve(option: options.db ?? parent.options.db) }
@@ -86,7 +104,7 @@ extension TodosCommand {
 
         func run() async throws {
             let list = list
-            let items = try await withApp(path: databasePath) { app in
+            let items = try await withApp(path: databasePath, access: .readOnly) { app in
                 var listID: UUID?
                 if let list { listID = try await app.list(named: list, create: false).id }
                 return ItemJSON.items(in: app.store.state, listID: listID)
@@ -94,6 +112,7 @@ extension TodosCommand {
             if json {
                 print(try ItemJSON.encode(items))
             } else {
+                // Control characters never reach the terminal raw.
                 for item in items { print(ItemJSON.line(item)) }
             }
         }
@@ -109,9 +128,14 @@ extension TodosCommand {
 
         func run() async throws {
             let (text, done) = (id, !undo)
-            try await withApp(path: databasePath) { app in
+            try await withApp(path: databasePath, access: .existing) { app in
                 let item = try app.resolveItem(text)
                 await app.send(.items(.setDone(id: item.id, done: done)))
+                try await app.flush()
+                // Delete wins: an item another process deleted meanwhile is not brought back.
+                if app.hasVanished(item.id) || app.store.items[item.id] == nil {
+                    throw TodosError("no item with id \(text): it was deleted meanwhile")
+                }
             }
         }
     }
@@ -125,9 +149,11 @@ extension TodosCommand {
 
         func run() async throws {
             let text = id
-            try await withApp(path: databasePath) { app in
+            try await withApp(path: databasePath, access: .existing) { app in
                 let item = try app.resolveItem(text)
                 await app.send(.items(.delete(id: item.id)))
+                try await app.flush()
+                if app.hasVanished(item.id) { throw TodosError("no item with id \(text): it was deleted meanwhile") }
             }
         }
     }
@@ -145,8 +171,9 @@ extension TodosCommand {
 
         func run() async throws {
             let (count, interval) = (count, intervalMs)
-            try await withApp(path: databasePath) { app in
-                let list = try await app.list(named: "stress", create: true)
+            var listID: UUID?
+            try await withApp(path: databasePath, access: .create, prepare: { listID = try $0.ensureList(named: "stress").id }) { app in
+                guard let list = listID.flatMap({ app.store.lists[$0] }) else { throw TodosError("the list “stress” is missing") }
                 var previous: UUID?
                 for index in 0..<count {
                     let id = app.environment.uuid()
@@ -175,11 +202,11 @@ extension TodosCommand {
             let path = DatabaseLocation.resolve(option: options.db ?? parent.options.db)
             let problems: [String]
             do {
-                let database = try AppDatabase.open(path: path)
+                let database = try AppDatabase.open(path: path, access: .readOnly)
                 problems = try database.integrityProblems()
                 try database.close()
-            } catch let error as SwiduxDatabaseError {
-                throw TodosError(error.description)
+            } catch {
+                throw TodosError(ErrorMessage.describe(error, path: path))
             }
             guard problems.isEmpty else { throw TodosError(problems.joined(separator: "\n")) }
             print("ok")
@@ -191,8 +218,19 @@ extension TodosCommand {
     /// The executable's entry point: parses the arguments and runs the chosen command.
     /// Errors print to standard error and exit non-zero.
     public static func runMain(_ arguments: [String]? = nil) async {
+        let command: any ParsableCommand
         do {
-            var command = try parseAsRoot(arguments)
+            command = try parseAsRoot(arguments)
+        } catch {
+            let arguments = arguments ?? Array(CommandLine.arguments.dropFirst())
+            if let hint = dashHint(arguments) {
+                TerminalIO.write(fullMessage(for: error) + "\n" + hint + "\n", to: STDERR_FILENO)
+                Foundation.exit(exitCode(for: error).rawValue)
+            }
+            exit(withError: error)
+        }
+        do {
+            var command = command
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -201,5 +239,19 @@ extension TodosCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// For `todos add "-x"`: an argument that looks like an option but is none of ours is
+    /// probably a title (or list or tag) starting with '-': say how to pass it.
+    static func dashHint(_ arguments: [String]) -> String? {
+        let known: Set<String> = ["--db", "--list", "--tag", "--json", "--undo", "--help", "-h", "--count", "--interval-ms", "--version"]
+        guard !arguments.contains("--"),
+              let odd = arguments.first(where: { $0.hasPrefix("-") && $0.count > 1 && !known.contains($0.split(separator: "=").first.map(String.init) ?? $0) })
+        else { return nil }
+        let quoted = "'" + odd.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        if let subcommand = arguments.first, ["add", "done", "rm"].contains(subcommand) {
+            return "Hint: to pass \(quoted) as an argument rather than an option, put -- before it: todos \(subcommand) -- \(quoted)"
+        }
+        return "Hint: to pass \(quoted) as an argument rather than an option, put -- before it."
     }
 }

@@ -4,7 +4,7 @@ extension AppAction: UndoableAction {
     /// Domain actions are undo steps; search, navigation and selection are not.
     public var undoPolicy: UndoPolicy {
         switch self {
-        case .lists(.select): .skip
+        case .lists(.select), .items(.refreshed): .skip
         case .lists, .items, .tags: .record
         case .search, .ui: .skip
         }

@@ -32,14 +32,20 @@ public struct AppEnvironment: Sendable {
     func status(_ message: String) -> Effect<AppAction> { event(.status(message)) }
 }
 
-/// Limits on user input: long input is cut, not rejected.
+/// Limits on user input: longer input is refused with the limit named, never cut.
 enum Limits {
     static let title = 500
     static let name = 100
 
-    static func clean(_ text: String, max: Int) -> String {
+    /// Newlines and tabs become spaces, surrounding spaces go. Never shortens the text otherwise.
+    static func clean(_ text: String) -> String {
         let flattened = String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
-        let trimmed = flattened.trimmingCharacters(in: .whitespaces)
-        return trimmed.count > max ? String(trimmed.prefix(max)) : trimmed
+        return flattened.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Why `text` is refused as `what` ("a title") of at most `max` characters, or `nil` if it fits.
+    static func excess(_ text: String, max: Int, what: String) -> String? {
+        guard text.count > max else { return nil }
+        return "\(what) is limited to \(max) characters (this one has \(text.count))"
     }
 }

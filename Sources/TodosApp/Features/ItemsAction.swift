@@ -10,4 +10,7 @@ public enum ItemsAction: Equatable, Sendable {
     /// Moves the item `offset` places among the items of its list (negative: up).
     case move(id: UUID, offset: Int)
     case clearCompleted(listID: UUID)
+    /// The item as the database holds it now (another process changed it): applied
+    /// without being written back, and not an undo step.
+    case refreshed(TodoItem)
 }

@@ -7,9 +7,16 @@ public struct ItemsReducer: SwiduxReducer {
     public func reduce(state: inout AppState, action: ItemsAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .add(id, listID, title, tagNames):
-            let title = Limits.clean(title, max: Limits.title)
-            guard !title.isEmpty else { return environment.event(.error("A title can't be empty")) }
+            let title = Limits.clean(title)
+            guard !title.isEmpty else {
+                let tags = tagNames.map { "#" + $0 }.joined(separator: " ")
+                return environment.event(.error(tags.isEmpty ? "A title can't be empty" : "A title can't be empty (tags alone: \(tags))"))
+            }
+            if let excess = Limits.excess(title, max: Limits.title, what: "A title") { return environment.event(.error(excess)) }
             guard state.lists.contains(listID) else { return environment.event(.error("No such list")) }
+            for name in tagNames {
+                if case .failure(let error) = TagsReducer.validate(name) { return environment.event(.error(error.description.capitalizedFirst)) }
+            }
             state.items[id] = TodoItem(id: id, listID: listID, title: title, createdAt: environment.now())
             for name in tagNames {
                 TagsReducer.attach(name: name, to: id, newTagID: environment.uuid(), state: &state)
@@ -18,8 +25,9 @@ public struct ItemsReducer: SwiduxReducer {
             return environment.status("Added “\(title)”")
 
         case let .setTitle(id, title):
-            let title = Limits.clean(title, max: Limits.title)
+            let title = Limits.clean(title)
             guard !title.isEmpty else { return environment.event(.error("A title can't be empty")) }
+            if let excess = Limits.excess(title, max: Limits.title, what: "A title") { return environment.event(.error(excess)) }
             state.items.modify(id) { $0.title = title }
             return nil
 
@@ -47,6 +55,12 @@ public struct ItemsReducer: SwiduxReducer {
             let source = siblings[from], target = siblings[to]
             // SwiftUI onMove semantics: the destination is the index before which to insert.
             state.items.move(fromOffsets: IndexSet(integer: source), toOffset: to > from ? target + 1 : target)
+            return nil
+
+        case let .refreshed(item):
+            // Hydration-style merge: records nothing, so nothing is written back.
+            guard state.items[item.id] != nil else { return nil }
+            state.items.merge(from: EntityStore([item])) { _, _ in true }
             return nil
 
         case let .clearCompleted(listID):

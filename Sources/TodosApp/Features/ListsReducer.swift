@@ -6,18 +6,24 @@ public struct ListsReducer: SwiduxReducer {
 
     public func reduce(state: inout AppState, action: ListsAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
-        case let .add(id, name):
-            let name = Limits.clean(name, max: Limits.name)
-            guard !name.isEmpty else { return environment.event(.error("A list name can't be empty")) }
+        case let .add(id, raw):
+            let name: String
+            switch ListName.validate(raw) {
+            case .success(let valid): name = valid
+            case .failure(let error): return environment.event(.error(error.description.capitalizedFirst))
+            }
             guard state.list(named: name) == nil else { return environment.event(.error("A list named “\(name)” exists")) }
             state.lists[id] = TodoList(id: id, name: name)
             state.ui.currentListID = id
             state.ui.listCursor = state.lists.count - 1
             return environment.status("Created list “\(name)”")
 
-        case let .rename(id, name):
-            let name = Limits.clean(name, max: Limits.name)
-            guard !name.isEmpty else { return environment.event(.error("A list name can't be empty")) }
+        case let .rename(id, raw):
+            let name: String
+            switch ListName.validate(raw) {
+            case .success(let valid): name = valid
+            case .failure(let error): return environment.event(.error(error.description.capitalizedFirst))
+            }
             if let other = state.list(named: name), other.id != id {
                 return environment.event(.error("A list named “\(name)” exists"))
             }

@@ -11,7 +11,9 @@ public struct SearchReducer: SwiduxReducer {
     public func reduce(state: inout AppState, action: SearchAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .textChanged(text):
-            let text = String(text.prefix(Limits.name))
+            if text.count > Limits.name, text.count > state.ui.searchText.count {
+                return environment.event(.error("Search is limited to \(Limits.name) characters"))
+            }
             guard text != state.ui.searchText else { return nil }
             state.ui.searchText = text
             return Effect<AppAction>.send(.search(.apply(text)))

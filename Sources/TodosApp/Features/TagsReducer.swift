@@ -9,8 +9,7 @@ public struct TagsReducer: SwiduxReducer {
         switch action {
         case let .add(itemID, name, tagID):
             guard state.items.contains(itemID) else { return nil }
-            let name = Self.normalize(name)
-            guard !name.isEmpty else { return environment.event(.error("A tag can't be empty")) }
+            if case .failure(let error) = Self.validate(name) { return environment.event(.error(error.description.capitalizedFirst)) }
             Self.attach(name: name, to: itemID, newTagID: tagID, state: &state)
             return environment.status("Tagged #\(name)")
 
@@ -28,16 +27,23 @@ public struct TagsReducer: SwiduxReducer {
         }
     }
 
-    /// Tag names: no leading '#', no spaces, at most ``Limits/name`` characters.
+    /// Tag names: no leading '#', no spaces (they become '-'). Never shortened: see ``validate(_:)``.
     static func normalize(_ name: String) -> String {
-        var cleaned = Limits.clean(name, max: Limits.name)
+        var cleaned = Limits.clean(name)
         while cleaned.hasPrefix("#") { cleaned.removeFirst() }
         return String(cleaned.map { $0.isWhitespace ? "-" : $0 })
     }
 
+    /// The normalized tag name, or why it is refused (nothing but '#' and spaces, over the limit).
+    static func validate(_ raw: String) -> Result<String, TodosError> {
+        let name = normalize(raw)
+        if name.isEmpty { return .failure(TodosError("invalid tag “\(raw)”: a tag needs a character besides ‘#’ and spaces")) }
+        if let excess = Limits.excess(name, max: Limits.name, what: "a tag") { return .failure(TodosError(excess)) }
+        return .success(name)
+    }
+
     static func attach(name: String, to itemID: UUID, newTagID: UUID, state: inout AppState) {
-        let name = normalize(name)
-        guard !name.isEmpty else { return }
+        guard case .success(let name) = validate(name) else { return }
         let tag: Tag
         if let existing = state.tag(named: name) {
             tag = existing

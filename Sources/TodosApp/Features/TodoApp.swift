@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import SwiduxSQLite
 
@@ -12,11 +13,16 @@ public final class TodoApp {
     public let environment: AppEnvironment
 
     /// The name of the list created when there is none.
-    public static let defaultListName = "Inbox"
+    nonisolated public static let defaultListName = "Inbox"
 
     /// Hydrates the state from `database` and builds the store.
+    ///
+    /// - Parameter defaultList: create the list ``defaultListName`` in the database when
+    ///   there is no list (atomically across processes); `false` for commands that must
+    ///   not write (and always for a read-only database).
     public init(
         database: AppDatabase,
+        defaultList: Bool = true,
         clock: any Clock<Duration> = ContinuousClock(),
         persistenceDebounce: Duration = .milliseconds(250),
         searchDebounce: Duration = .milliseconds(200),
@@ -24,18 +30,24 @@ public final class TodoApp {
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         let events = EventChannel<AppEvent>()
+        if defaultList, database.access != .readOnly { try database.ensureDefaultList() }
         var state = try database.hydrate()
-        if state.lists.isEmpty {
-            // Recorded, so the default list is persisted with the first flush.
-            let inbox = TodoList(id: uuid(), name: Self.defaultListName)
-            state.lists[inbox.id] = inbox
-        }
         state.ui.currentListID = state.lists.first?.id
         let environment = AppEnvironment(clock: clock, searchDebounce: searchDebounce, uuid: uuid, now: now, events: events)
         let persistence = database.persistence(debounce: persistenceDebounce, clock: clock)
+        let path = database.database.path ?? "in memory"
         persistence.onError = { failure in
-            events.emit(.error("Saving failed: \(failure)"))
+            events.emit(.error("Saving failed: " + ErrorMessage.describe(failure.underlying, path: path)))
         }
+        let log = VanishedLog()
+        persistence.onVanished = { report in
+            log.ids.formUnion(report.ids.map { AnyHashable($0) })
+            if report.writer.contains("items") {
+                let count = report.ids.count
+                events.emit(.status("\(count) item\(count == 1 ? " was" : "s were") deleted by another process"))
+            }
+        }
+        self.vanishedLog = log
         self.events = events
         self.database = database
         self.environment = environment
@@ -48,6 +60,11 @@ public final class TodoApp {
             logger: Logger(label: "todos.store")
         )
     }
+
+    private let vanishedLog: VanishedLog
+
+    /// Whether a flush found `id` deleted by another writer.
+    public func hasVanished(_ id: UUID) -> Bool { vanishedLog.ids.contains(AnyHashable(id)) }
 
     /// Sends `action` and waits for its effects.
     public func send(_ action: AppAction) async {
@@ -77,6 +94,51 @@ public final class TodoApp {
         return true
     }
 
+    /// Performs `command` (``perform(_:)``) on the latest version of the items it changes:
+    /// pending changes are flushed first, then those items are read back from the database,
+    /// so that an edit in a UI that was open while another process changed an item does not
+    /// overwrite that change with a stale copy. An item deleted meanwhile is left to the
+    /// flush after the command (delete wins: it is not re-inserted; the store learns it).
+    ///
+    /// This covers the items a command touches, when it touches them; seeing every external
+    /// change as it happens is the external-changes issue.
+    @discardableResult
+    public func performOnLatest(_ command: Command) async -> Bool {
+        let ids = Self.itemsChanged(by: command)
+        if !ids.isEmpty, database.access != .readOnly, database.database.path != nil {
+            await refresh(items: ids)
+        }
+        return perform(command)
+    }
+
+    /// The items whose rows `command` writes.
+    static func itemsChanged(by command: Command) -> [UUID] {
+        guard case .send(let action) = command else { return [] }
+        switch action {
+        case .items(.toggle(let id)), .items(.setDone(let id, _)), .items(.setTitle(let id, _)),
+             .items(.move(let id, _)):
+            return [id]
+        case .tags(.add(let id, _, _)), .tags(.remove(let id, _)), .tags(.clear(let id)):
+            return [id]
+        default:
+            return []
+        }
+    }
+
+    private func refresh(items ids: [UUID]) async {
+        // A local change that cannot be written yet stays local (it wins when written).
+        guard (try? await flush()) != nil else { return }
+        let fresh: [TodoItem]
+        do {
+            fresh = try await database.database.writer.read { db in
+                try ids.compactMap { try TodoItem.fetchOne(db, key: $0) }
+            }
+        } catch {
+            return
+        }
+        for item in fresh where store.items[item.id] != item { store.send(.items(.refreshed(item))) }
+    }
+
     /// The list named `name`, created if there is none. `nil` means the first list.
     public func list(named name: String?, create: Bool) async throws -> TodoList {
         let state = store.state
@@ -84,8 +146,9 @@ public final class TodoApp {
             guard let first = state.lists.first else { throw TodosError("there are no lists") }
             return first
         }
-        if let list = state.list(named: name) { return list }
-        guard create else { throw TodosError("no list named “\(name)”") }
+        let valid = try ListName.validate(name).get()
+        if let list = state.list(named: valid) { return list }
+        guard create else { throw TodosError("no list named “\(valid)”") }
         let id = environment.uuid()
         await send(.lists(.add(id: id, name: name)))
         guard let list = store.lists[id] else { throw TodosError("invalid list name “\(name)”") }
@@ -110,6 +173,13 @@ public final class TodoApp {
         default: throw TodosError("id \(text) is ambiguous: it matches \(matches.count) items")
         }
     }
+}
+
+/// Ids of entities a flush found deleted by another writer (delete wins over a stale
+/// update): the store removed them from the state without writing them back.
+@MainActor
+final class VanishedLog {
+    var ids: Set<AnyHashable> = []
 }
 
 /// A user-facing error: the message goes to standard error, the exit status is non-zero.

@@ -57,11 +57,15 @@ public struct UIReducer: SwiduxReducer {
             if mode == .search {
                 state.ui.draft = ""
             } else {
-                state.ui.draft = String(draft.prefix(Limits.title))
+                state.ui.draft = draft
             }
 
         case let .draftChanged(text):
-            state.ui.draft = String(text.prefix(Limits.title))
+            // Typing past the limit is refused and said, never dropped silently.
+            if text.count > Limits.title, text.count > state.ui.draft.count {
+                return environment.event(.error("Input is limited to \(Limits.title) characters"))
+            }
+            state.ui.draft = text
 
         case .endInput:
             state.ui.input = nil

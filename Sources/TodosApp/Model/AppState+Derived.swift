@@ -22,9 +22,10 @@ extension AppState {
         tags.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
-    /// The list named `name` (case-insensitive), if any.
+    /// The list named `name`, if any: names compare by ``ListName/key(_:)`` (cleaned, case-insensitive).
     public func list(named name: String) -> TodoList? {
-        lists.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        let key = ListName.key(name)
+        return lists.first { ListName.key($0.name) == key }
     }
 
     /// The items the item screen shows: current list, filter, then search query

@@ -3,7 +3,7 @@ import Foundation
 
 /// The whole application state: persisted entity stores plus UI state.
 ///
-/// Writers are registered leaves first (lists, tags, items, item tags), see ``AppDatabase``.
+/// Writers are registered referencing rows first (item tags, items, tags, lists), see ``AppDatabase``.
 public struct AppState: Equatable, Sendable {
     public var lists = EntityStore<TodoList>()
     public var tags = EntityStore<Tag>()

@@ -5,6 +5,14 @@ import GRDB
 
 extension TodoList: FetchableRecord, PersistableRecord {
     public static var databaseTableName: String { "todoList" }
+
+    /// The columns, plus `nameKey` (``ListName/key(_:)``, unique): two processes can't
+    /// both create a list of one name.
+    public func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["name"] = name
+        container["nameKey"] = ListName.key(name)
+    }
 }
 
 extension TodoItem: FetchableRecord, PersistableRecord {

@@ -153,7 +153,8 @@ public enum KeyMap {
         case .addItem:
             guard let list = state.currentList else { return [] }
             let (title, tags) = parseTitle(text)
-            if title.isEmpty { return [] }
+            // Nothing typed: nothing to do. Tags alone: the reducer refuses and says why.
+            if title.isEmpty, tags.isEmpty { return [] }
             return [.send(.items(.add(id: makeID(), listID: list.id, title: title, tags: tags)))]
         case .editItem(let id):
             return [.send(.items(.setTitle(id: id, title: text)))]

@@ -6,9 +6,12 @@ public enum Render {
     /// Renders `state` for a terminal of `size`. `status` is the latest one-shot status message.
     public static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil) -> [String] {
         let width = size.columns, height = size.rows
-        guard width >= 20, height >= 6 else {
+        // Three header lines, at least one row, the rule, the filter/input line, the footer.
+        guard width >= minimumSize.columns, height >= minimumSize.rows else {
             var lines = Array(repeating: String(repeating: " ", count: max(width, 0)), count: max(height, 0))
-            if height > 0 { lines[0] = DisplayWidth.fit("Terminal too small", toWidth: width) }
+            if height > 0 {
+                lines[0] = DisplayWidth.fit("Window too small (need \(minimumSize.columns)×\(minimumSize.rows))", toWidth: width)
+            }
             return lines
         }
         var lines: [String]
@@ -21,17 +24,15 @@ public enum Render {
         return lines.map { DisplayWidth.fit(sanitize($0), toWidth: width) }
     }
 
-    /// Replaces control characters (which would be interpreted by the terminal) with "?".
-    static func sanitize(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { result.append(isControl(scalar) ? "?" : scalar) }
-        return String(result)
-    }
+    /// The smallest window that shows one row of items.
+    public static let minimumSize = TerminalIO.Size(columns: 20, rows: 7)
 
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
+    /// User text (names, titles, tags, typed input) with control characters shown as "?",
+    /// before any width is measured: a control character is drawn one column wide.
+    static func text(_ string: String) -> String { ControlCharacters.neutralize(string) }
+
+    /// Replaces control characters (which would be interpreted by the terminal) with "?".
+    static func sanitize(_ text: String) -> String { ControlCharacters.neutralize(text) }
 
     /// "left" and "right" on one line, right-aligned when there is room.
     static func spread(_ left: String, _ right: String, width: Int) -> String {
@@ -46,39 +47,46 @@ public enum Render {
         let list = state.currentList
         let counts = state.counts
         var lines: [String] = []
-        lines.append(spread(" Todos ▸ \(list?.name ?? "(no list)")",
+        lines.append(spread(" Todos ▸ \(list.map { text($0.name) } ?? "(no list)")",
                             "\(counts.active) active · \(counts.completed) done ", width: width))
-        let tabs = state.lists.map { $0.id == list?.id ? "[\($0.name)]" : " \($0.name) " }.joined(separator: " ")
+        let tabs = state.lists.map { $0.id == list?.id ? "[\(text($0.name))]" : " \(text($0.name)) " }.joined(separator: " ")
         lines.append(" Lists: " + tabs)
         lines.append(rule(width))
 
         let visible = state.visibleItems
         let rows = height - 6
         let selected = state.selectedIndex
-        let offset = max(0, (selected ?? 0) - (rows - 1))
+        // When the items do not fit, the last row says how many more there are (if there
+        // are two rows or more), and the window scrolls so that the selection is on screen.
+        var slots = rows
+        var offset = max(0, (selected ?? 0) - (rows - 1))
+        if offset + rows < visible.count, rows >= 2 {
+            slots = rows - 1
+            offset = min(max(0, (selected ?? 0) - (slots - 1)), visible.count - slots)
+        }
         if visible.isEmpty {
             let empty: String
             if list == nil { empty = "No lists. Press l, then a to create one." }
-            else if !state.ui.searchQuery.isEmpty { empty = "No items match “\(state.ui.searchQuery)”." }
+            else if !state.ui.searchQuery.isEmpty { empty = "No items match “\(text(state.ui.searchQuery))”." }
             else if counts.total == 0 { empty = "No items yet. Press a to add one." }
             else { empty = "No \(state.ui.filter.rawValue) items." }
             lines.append("   " + empty)
         }
-        for (index, item) in visible.enumerated().dropFirst(offset).prefix(rows) {
+        for (index, item) in visible.enumerated().dropFirst(offset).prefix(slots) {
             let marker = index == selected ? " ▸ " : "   "
             let box = item.isDone ? "[x] " : "[ ] "
-            let tags = state.tags(of: item.id).map { "#\($0.name)" }.joined(separator: " ")
+            let tags = state.tags(of: item.id).map { "#\(text($0.name))" }.joined(separator: " ")
             let tagWidth = tags.isEmpty ? 0 : DisplayWidth.of(tags) + 2
             let titleWidth = max(width - 7 - min(tagWidth, width / 3), 10)
-            var line = marker + box + DisplayWidth.truncate(item.title, toWidth: titleWidth)
+            var line = marker + box + DisplayWidth.truncate(text(item.title), toWidth: titleWidth)
             if !tags.isEmpty { line += "  " + tags }
             lines.append(line)
         }
+        if slots < rows, offset + slots < visible.count { lines.append("   … \(visible.count - offset - slots) more") }
         while lines.count < height - 3 { lines.append("") }
-        if offset + rows < visible.count { lines[height - 4] = "   … \(visible.count - offset - rows) more" }
         lines.append(rule(width))
         lines.append(inputLine(state, width: width) ?? " Filter: \(state.ui.filter.rawValue)"
-                     + (state.ui.searchQuery.isEmpty ? "" : " · Search: \(state.ui.searchQuery)")
+                     + (state.ui.searchQuery.isEmpty ? "" : " · Search: \(text(state.ui.searchQuery))")
                      + " · \(visible.count) shown of \(counts.total)")
         return lines
     }
@@ -93,7 +101,7 @@ public enum Render {
             let done = items.filter(\.isDone).count
             let marker = index == state.ui.listCursor ? " ▸ " : "   "
             let current = list.id == state.currentList?.id ? " *" : ""
-            let name = DisplayWidth.truncate(list.name, toWidth: max(width - 30, 10))
+            let name = DisplayWidth.truncate(text(list.name), toWidth: max(width - 30, 10))
             lines.append(spread(marker + name + current, "\(items.count - done) active · \(done) done ", width: width))
         }
         while lines.count < height - 3 { lines.append("") }
@@ -137,8 +145,8 @@ public enum Render {
         case .renameList: prompt = "Rename list"
         }
         let head = " \(prompt): "
-        let text = mode == .search ? state.ui.searchText : state.ui.draft
-        return head + tail(of: text, width: width - DisplayWidth.of(head) - 1) + "▏"
+        let typed = text(mode == .search ? state.ui.searchText : state.ui.draft)
+        return head + tail(of: typed, width: width - DisplayWidth.of(head) - 1) + "▏"
     }
 
     /// The end of `text` that fits in `width` columns (with a leading "…" when cut), so

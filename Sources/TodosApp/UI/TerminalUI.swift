@@ -39,6 +39,7 @@ public final class TerminalUI {
         }
         let app = try openApp(path: path)
         let ui = TerminalUI(app: app)
+        if app.database.created { ui.status = ("Created a new database at \(path)", .now + statusDuration * 2) }
         try await ui.run()
     }
 
@@ -82,7 +83,9 @@ public final class TerminalUI {
                 var keepGoing = true
                 for key in decoder.feed(bytes) {
                     let commands = KeyMap.commands(for: key, state: app.store.state, makeID: app.environment.uuid)
-                    for command in commands where !app.perform(command) { keepGoing = false }
+                    for command in commands {
+                        if await !app.performOnLatest(command) { keepGoing = false; break }
+                    }
                     if !keepGoing { break }
                 }
                 if !keepGoing { break loop }

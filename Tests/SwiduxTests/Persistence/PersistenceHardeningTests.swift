@@ -297,12 +297,16 @@ struct PersistenceHardeningTests {
         let h = RowsHarness(stored: [row("a"), row("b"), row("c")], undo: UndoMiddleware(maxDepth: 10))
         h.send { $0.rows.modify("b") { $0.value = 1 } }
         let undoSteps = h.store.canUndo
-        let reads = ChangeCounter { _ = h.store.rows }
+        let reads = ChangeCounter { _ = h.store.rows.entityStore }   // the whole slice
+        let readsIDs = ChangeCounter { _ = h.store.rows.ids }
+        let readsB = ChangeCounter { _ = h.store.rows["b"] }
+        let readsA = ChangeCounter { _ = h.store.rows["a"] }
         h.table.deleteExternally(["b"])
         try await h.persistence.flush()
         #expect(h.ids == ["a", "c"])
         #expect(h.vanished.values == [["b"]])
         #expect(reads.count == 1)
+        #expect([readsIDs.count, readsB.count, readsA.count] == [1, 1, 0] as [Int])
         #expect(h.store.canUndo == undoSteps)
         #expect(!h.persistence.hasPendingWrites)
         let written = h.table.batches.count

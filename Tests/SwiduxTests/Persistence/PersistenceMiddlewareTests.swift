@@ -245,7 +245,7 @@ struct PersistenceMiddlewareTests {
         let h = NotesHarness()
         h.store.send(.batch((0..<1000).map { .addNote($0, "n\($0)", tag: nil) }))
         try await h.store.flush()
-        let reads = ChangeCounter { _ = h.store.notes }
+        let reads = ChangeCounter { _ = h.store.notes.entityStore }   // the whole slice
         let root = try #require(h.store.box as? RootBox<NotesState, NotesAction>)
         let before = root.storageIdentity(\.notes)
         h.store.send(.edit(500, "changed"))

@@ -62,7 +62,7 @@ struct StoreObservationTests {
     @Test func actionThatChangesNothingNotifiesNothing() {
         let store = Store(initialState: SliceState(), reducer: sliceReducer, environment: ())
         let readsA = ChangeCounter { _ = store.a }
-        let readsItems = ChangeCounter { _ = store.items }
+        let readsItems = ChangeCounter { _ = store.items.entityStore }
         let readsAll = ChangeCounter { _ = store.state }
         store.send(.noop)
         store.send(.setA(0))                 // same value
@@ -74,7 +74,7 @@ struct StoreObservationTests {
 
     @Test func entityStoreSliceIsObservedByFingerprint() throws {
         let store = Store(initialState: SliceState(), reducer: sliceReducer, environment: ())
-        let readsItems = ChangeCounter { _ = store.items.count }
+        let readsItems = ChangeCounter { _ = store.items.values }
         store.send(.insert(1))
         #expect(readsItems.count == 1)
         store.send(.rename(1, "1"))          // same title: not a change
@@ -86,7 +86,7 @@ struct StoreObservationTests {
         // The store compares fingerprints for this slice, never a kept copy of the collection.
         let root = try #require(store.box as? RootBox<SliceState, SliceAction>)
         _ = root
-        #expect(ChangeDetector.strategy(for: store.items) == .fingerprint)
+        #expect(ChangeDetector.strategy(for: store.state.items) == .fingerprint)
         #expect(ChangeDetector.strategy(for: store.nested) == .fields)
     }
 

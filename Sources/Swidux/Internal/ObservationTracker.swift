@@ -1,0 +1,496 @@
+import Observation
+
+/// The observation bookkeeping of a root store: which reads are armed, and which of them a
+/// state change must notify.
+///
+/// - A read of a key path (`store.ui`, `store[dynamicMember: \.rows[3]]`, scoped reads) arms
+///   a *slice entry* holding a typed change test. After each dispatch the armed entries are
+///   compared; one that changed is notified and **disarmed**: like Observation's own
+///   `withObservationTracking`, it is armed again only by a new read. Disarmed entries cost
+///   nothing per dispatch, and they are swept away when they outnumber the armed ones.
+/// - Reads of an ``EntityStore`` slice through ``ObservedEntities`` arm *row entries*
+///   (`store.items[id]`) and a *membership entry* (`ids`, `count`, `isEmpty`,
+///   `contains`). They are found through the entity store's observation log (the ids a
+///   dispatch changed), not by comparison: the cost per dispatch is O(changed ids), whatever
+///   the number of rows read. A row entry that fired is removed.
+@MainActor
+final class ObservationTracker<State>: Observable {
+    /// A registrar key: one per armed entry.
+    typealias Key = KeyPath<ObservationTracker<State>, Int>
+
+    let registrar = ObservationRegistrar()
+    /// Reads the root store's current state; `nil` once the store is gone.
+    var currentState: @MainActor () -> State? = { nil }
+
+    init() {}
+
+    // MARK: Registrar keys
+
+    /// The member behind the registrar keys of entity entries: `\.[entry: n]`.
+    nonisolated subscript(entry token: Int) -> Int { token }
+
+    /// The member behind the registrar keys of slices: `\.observedState!.ui` (a key of
+    /// stored-property components hashes and compares faster than one with computed ones).
+    /// Never set, never read.
+    nonisolated(unsafe) private(set) var observedState: State?
+
+    private var nextToken = 0
+    /// Keys of entries that fired and were removed; after `willSet`, no observer is left on them.
+    private var freeKeys: [Key] = []
+
+    func makeKey() -> Key {
+        if let key = freeKeys.popLast() { return key }
+        nextToken += 1
+        return \ObservationTracker<State>.[entry: nextToken]
+    }
+
+    // MARK: Slices read by key path
+
+    /// A key path read by an observer, with its typed change test.
+    class Slice {
+        var armed = false
+        /// In its armed list (a disarmed slice stays there until the list is compacted).
+        var listed = false
+        /// The group of the state's stored property the key path starts with, if known.
+        var group: SliceGroup?
+        /// Registers a read with the current observer.
+        func access(_ tracker: ObservationTracker) { fatalError("abstract") }
+        /// Notifies the observers of this slice.
+        func notify(_ tracker: ObservationTracker) { fatalError("abstract") }
+        /// `true` if the value changed since the last call or `rebase`.
+        func changed(_ state: State) -> Bool { fatalError("abstract") }
+        /// Remembers the current value (the reader just saw it).
+        func rebase(_ state: State) { fatalError("abstract") }
+        /// Forgets the remembered value (disarmed).
+        func forget() {}
+    }
+
+    /// A slice of a known type, with its registrar key built once.
+    class TypedSlice<Value>: Slice {
+        let path: KeyPath<State, Value>
+        let key: KeyPath<ObservationTracker<State>, Value>
+        init(path: KeyPath<State, Value>) {
+            self.path = path
+            self.key = (\ObservationTracker<State>.observedState!).appending(path: path)
+        }
+        override func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker, keyPath: key) }
+        override func notify(_ tracker: ObservationTracker) {
+            tracker.registrar.willSet(tracker, keyPath: key)
+            tracker.registrar.didSet(tracker, keyPath: key)
+        }
+    }
+
+    final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
+        var last: ChangeFingerprint?
+        override func changed(_ state: State) -> Bool {
+            let now = state[keyPath: path].changeFingerprint
+            if now == last { return false }
+            last = now
+            return true
+        }
+        override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
+    }
+
+    final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
+        var last: Value?
+        override func changed(_ state: State) -> Bool {
+            let now = state[keyPath: path]
+            if let last, last == now { return false }
+            last = now
+            return true
+        }
+        override func rebase(_ state: State) { last = state[keyPath: path] }
+        override func forget() { last = nil }
+    }
+
+    /// Any other value: compared structurally (see ``ChangeDetector``).
+    final class StructuralSlice<Value>: TypedSlice<Value> {
+        var tracked: TrackedValue<State>?
+        override func changed(_ state: State) -> Bool {
+            guard var tracked else { return true }
+            let changed = tracked.update(from: state)
+            self.tracked = tracked
+            return changed
+        }
+        override func rebase(_ state: State) {
+            let path = self.path
+            tracked = TrackedValue(root: state, read: { $0[keyPath: path] })
+        }
+        override func forget() { tracked = nil }
+    }
+
+    private var slices: [AnyKeyPath: Slice] = [:]
+    /// Armed slices whose key path does not start with a known stored property (and
+    /// disarmed ones not yet compacted away).
+    private var armedSlices: [Slice] = []
+    private var ungroupedArmedCount = 0
+
+    /// Armed slices grouped by the stored property of the state their key path starts with
+    /// (`\.rows[3].title` → `rows`). When many slices are armed, a dispatch first checks
+    /// which of these properties changed (O(1) each: fingerprint or bitwise identity with
+    /// the value kept from the previous dispatch) and compares only the slices under those:
+    /// a thousand rows read through `scope(state: \.rows[i], …)` cost nothing to a dispatch
+    /// that changes `ui`.
+    final class SliceGroup {
+        enum Kind { case fingerprint, structural, identical }
+        let field: Int
+        let kind: Kind
+        /// Armed slices (and disarmed ones not yet compacted away).
+        var armed: [Slice] = []
+        var armedCount = 0
+        /// What the property was after the previous dispatch (`nil`: unknown).
+        private var snapshot: Any?
+
+        init(field: Int, kind: Kind) {
+            self.field = field
+            self.kind = kind
+        }
+
+        /// `true` if `value` is provably what it was after the previous dispatch; remembers it.
+        func isUnchanged(_ value: Any) -> Bool {
+            let unchanged: Bool
+            switch kind {
+            case .fingerprint:
+                let now = (value as? any ChangeFingerprinting)?.changeFingerprint
+                unchanged = now != nil && (snapshot as? ChangeFingerprint) == now
+                snapshot = now
+            case .structural:
+                if let old = snapshot as? ChangeDetector.Snapshot {
+                    unchanged = !ChangeDetector.hasChanged(old, to: value)
+                } else {
+                    unchanged = false
+                }
+                snapshot = ChangeDetector.snapshot(value, strategy: ChangeDetector.strategy(for: value))
+            case .identical:
+                // The kept copy holds the old value's buffers: a mutation in place would have
+                // copied them, so equal bits mean the same contents (class instances: the same
+                // object). Different bits prove nothing: the slices are then compared.
+                unchanged = snapshot.map { SliceGroup.sameBits($0, value) } ?? false
+                snapshot = value
+            }
+            return unchanged
+        }
+
+        func forgetSnapshot() { snapshot = nil }
+
+        static func sameBits(_ old: Any, _ new: Any) -> Bool {
+            func open<T>(_ old: T) -> Bool {
+                guard let new = new as? T else { return false }
+                return withUnsafeBytes(of: old) { a in withUnsafeBytes(of: new) { b in a.elementsEqual(b) } }
+            }
+            return open(old)
+        }
+    }
+
+    /// Gate the groups from this many armed grouped slices on (below it, comparing is cheaper).
+    static var gateThreshold: Int { 32 }
+    private var groups: [Int: SliceGroup] = [:]
+    private var groupList: [SliceGroup] = []
+    private var groupedArmedCount = 0
+    /// The labels of the state's stored properties (`nil` until needed; empty if the state
+    /// is not a struct).
+    private var fieldLabels: [String]?
+    /// Change tests run by the last dispatch (tests check that dispatch cost does not grow).
+    private(set) var lastComparisonCount = 0
+
+    /// The group of the stored property `keyPath` starts with, if it can be told.
+    private func group<Value>(for keyPath: KeyPath<State, Value>, _ state: State) -> SliceGroup? {
+        if fieldLabels == nil {
+            let mirror = Mirror(reflecting: state)
+            fieldLabels = mirror.displayStyle == .struct ? mirror.children.map { $0.label ?? "" } : []
+        }
+        guard let labels = fieldLabels, !labels.isEmpty else { return nil }
+        // `\State.rows.<computed …>.title`: the first component names the stored property
+        // (computed properties and subscripts print as `<computed …>`: not grouped).
+        let text = keyPath.debugDescription
+        var rest: Substring?
+        for name in [String(describing: State.self), _typeName(State.self, qualified: false), _typeName(State.self, qualified: true)] {
+            let prefix = "\\" + name + "."
+            if text.hasPrefix(prefix) {
+                rest = text.dropFirst(prefix.count)
+                break
+            }
+        }
+        guard let rest else { return nil }
+        let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard !name.isEmpty else { return nil }
+        let after = rest.dropFirst(name.count).first
+        guard after == nil || after == "." || after == "?" || after == "!" else { return nil }
+        guard let field = labels.firstIndex(of: String(name)) else { return nil }
+        if let group = groups[field] { return group }
+        let value = Mirror(reflecting: state).children.dropFirst(field).first?.value
+        guard let value else { return nil }
+        let kind: SliceGroup.Kind
+        if value is any ChangeFingerprinting {
+            kind = .fingerprint
+        } else if ChangeDetector.containsFingerprinted(value) {
+            kind = .structural   // keeping a copy would make each write copy its entity stores
+        } else {
+            kind = .identical
+        }
+        let group = SliceGroup(field: field, kind: kind)
+        groups[field] = group
+        groupList.append(group)
+        return group
+    }
+
+    /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
+    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
+        let slice: Slice
+        if let found = slices[keyPath] {
+            slice = found
+        } else {
+            if slices.count >= 1_024, slices.count >= 2 * (ungroupedArmedCount + groupedArmedCount) { sweepDisarmedSlices() }
+            slice = makeSlice(keyPath, state())
+            slice.group = group(for: keyPath, state())
+            slices[keyPath] = slice
+        }
+        if !slice.armed {
+            slice.rebase(state())
+            slice.armed = true
+            if let group = slice.group {
+                if !slice.listed { group.armed.append(slice) }
+                group.armedCount += 1
+                groupedArmedCount += 1
+            } else {
+                if !slice.listed { armedSlices.append(slice) }
+                ungroupedArmedCount += 1
+            }
+            slice.listed = true
+        }
+        slice.access(self)
+    }
+
+    private func makeSlice<Value>(_ keyPath: KeyPath<State, Value>, _ state: State) -> Slice {
+        switch ChangeDetector.strategy(for: state[keyPath: keyPath]) {
+        case .fingerprint:
+            if let type = Value.self as? any ChangeFingerprinting.Type {
+                func typed<F: ChangeFingerprinting>(_: F.Type) -> Slice {
+                    FingerprintSlice(path: keyPath as! KeyPath<State, F>)
+                }
+                return typed(type)
+            }
+        case .equatable:
+            if let type = Value.self as? any Equatable.Type {
+                func typed<E: Equatable>(_: E.Type) -> Slice {
+                    EquatableSlice(path: keyPath as! KeyPath<State, E>)
+                }
+                return typed(type)
+            }
+        case .identity, .fields, .opaque:
+            break
+        }
+        return StructuralSlice(path: keyPath)
+    }
+
+    /// Drops the entries of key paths not read since they fired; amortized O(1) per new entry.
+    private func sweepDisarmedSlices() {
+        for (path, slice) in slices where !slice.armed { slices[path] = nil }
+    }
+
+    // MARK: Entity store slices
+
+    private var entitySlices: [AnyKeyPath: any TrackedEntitySliceProtocol<State>] = [:]
+    private var entitySliceList: [any TrackedEntitySliceProtocol<State>] = []
+    /// `entitySliceList.count`, read on every dispatch (cheaper than the existential array).
+    private var entitySliceCount = 0
+
+    /// The observer of reads of the entity store at `keyPath` (created on first use).
+    func entitySlice<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>, in state: State) -> TrackedEntitySlice<State, Entity> {
+        if let found = entitySlices[keyPath] { return found as! TrackedEntitySlice<State, Entity> }
+        let slice = TrackedEntitySlice(tracker: self, path: keyPath, seen: state[keyPath: keyPath].changeFingerprint)
+        entitySlices[keyPath] = slice
+        entitySliceList.append(slice)
+        entitySliceCount += 1
+        return slice
+    }
+
+    // MARK: Notification
+
+    /// `true` when a dispatch has anything to check.
+    var isTracking: Bool { ungroupedArmedCount > 0 || groupedArmedCount > 0 || entitySliceCount > 0 }
+
+    /// The entries to notify after a change of the state; disarms them. Empties the entity
+    /// stores' observation logs (hence `inout`; nothing else is written).
+    func collect(_ state: inout State) -> Fired {
+        var fired = Fired()
+        var comparisons = ungroupedArmedCount
+        if ungroupedArmedCount > 0 {
+            for slice in armedSlices where slice.armed && slice.changed(state) {
+                slice.armed = false
+                slice.forget()
+                fired.slices.append(slice)
+            }
+            ungroupedArmedCount -= fired.slices.count
+            Self.compact(&armedSlices, armed: ungroupedArmedCount)
+        }
+        if groupedArmedCount > 0 || !groupList.isEmpty {
+            let fields: [Any]? = groupedArmedCount >= Self.gateThreshold
+                ? Mirror(reflecting: state).children.map { $0.value } : nil
+            for group in groupList {
+                guard group.armedCount > 0 else {
+                    group.forgetSnapshot()   // nothing to gate: keep no copy
+                    continue
+                }
+                if let fields, group.field < fields.count {
+                    if group.isUnchanged(fields[group.field]) { continue }
+                } else {
+                    group.forgetSnapshot()   // not checked this time: unknown next time
+                }
+                comparisons += group.armedCount
+                var firedHere = 0
+                for slice in group.armed where slice.armed && slice.changed(state) {
+                    slice.armed = false
+                    slice.forget()
+                    fired.slices.append(slice)
+                    firedHere += 1
+                }
+                if firedHere > 0 {
+                    group.armedCount -= firedHere
+                    groupedArmedCount -= firedHere
+                    Self.compact(&group.armed, armed: group.armedCount)
+                }
+            }
+        }
+        lastComparisonCount = comparisons
+        if entitySliceCount > 0 {
+            for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
+        }
+        return fired
+    }
+
+    /// Drops the disarmed slices from `list` once they outnumber the `armed` ones (amortized
+    /// O(1); a slice that fires and is read again right away, the common case, stays listed).
+    private static func compact(_ list: inout [Slice], armed: Int) {
+        guard list.count > 16, list.count > 2 * armed else { return }
+        var kept: [Slice] = []
+        kept.reserveCapacity(armed)
+        for slice in list {
+            if slice.armed { kept.append(slice) } else { slice.listed = false }
+        }
+        list = kept
+    }
+
+    /// What ``collect(_:)`` found.
+    struct Fired {
+        var slices: [Slice] = []
+        var entities: [Key] = []
+        var isEmpty: Bool { slices.isEmpty && entities.isEmpty }
+    }
+
+    /// Notifies the observers of `fired` (they may read and re-arm from their `onChange`).
+    func notify(_ fired: Fired) {
+        guard !fired.isEmpty else { return }
+        for slice in fired.slices { slice.notify(self) }
+        for key in fired.entities {
+            registrar.willSet(self, keyPath: key)
+            registrar.didSet(self, keyPath: key)
+        }
+        freeKeys.append(contentsOf: fired.entities)
+    }
+
+    /// The number of armed entries (slices, rows, memberships). For tests.
+    var trackedEntryCount: Int {
+        ungroupedArmedCount + groupedArmedCount + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
+    }
+}
+
+/// What the tracker needs of an entity slice, whatever its entity type.
+@MainActor
+protocol TrackedEntitySliceProtocol<State>: AnyObject {
+    associatedtype State
+    func collect(_ state: inout State, into fired: inout [ObservationTracker<State>.Key])
+    var trackedEntryCount: Int { get }
+}
+
+/// Receives the reads made through an ``ObservedEntities`` view.
+@MainActor
+class EntityReadObserver<Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
+    /// A read of the entity with `id` (present or not).
+    func row(_ id: Entity.ID) {}
+    /// A read of membership and order (ids, count, emptiness, presence).
+    func membership() {}
+    /// A read of the whole slice.
+    func whole() {}
+}
+
+/// The row and membership entries of one entity store slice of the state.
+final class TrackedEntitySlice<State, Entity: Identifiable & Equatable & Sendable>: EntityReadObserver<Entity>, TrackedEntitySliceProtocol
+where Entity.ID: Sendable {
+    typealias Key = ObservationTracker<State>.Key
+
+    private weak var tracker: ObservationTracker<State>?
+    let path: KeyPath<State, EntityStore<Entity>>
+    /// Where the log is emptied after each dispatch (`nil` for a read-only path: the log
+    /// is then only trimmed by its own bound).
+    private let writable: WritableKeyPath<State, EntityStore<Entity>>?
+    /// The fingerprint after the last dispatch.
+    private var seen: ChangeFingerprint
+    private var rows: [Entity.ID: Key] = [:]
+    private var membershipKey: Key?
+
+    init(tracker: ObservationTracker<State>, path: KeyPath<State, EntityStore<Entity>>, seen: ChangeFingerprint) {
+        self.tracker = tracker
+        self.path = path
+        self.writable = path as? WritableKeyPath<State, EntityStore<Entity>>
+        self.seen = seen
+    }
+
+    override func row(_ id: Entity.ID) {
+        guard let tracker else { return }
+        let key: Key
+        if let armed = rows[id] {
+            key = armed
+        } else {
+            key = tracker.makeKey()
+            rows[id] = key
+        }
+        tracker.registrar.access(tracker, keyPath: key)
+    }
+
+    override func membership() {
+        guard let tracker else { return }
+        let key: Key
+        if let armed = membershipKey {
+            key = armed
+        } else {
+            key = tracker.makeKey()
+            membershipKey = key
+        }
+        tracker.registrar.access(tracker, keyPath: key)
+    }
+
+    override func whole() {
+        guard let tracker, let state = tracker.currentState() else { return }
+        tracker.track(path, in: state)
+    }
+
+    func collect(_ state: inout State, into fired: inout [Key]) {
+        let now = state[keyPath: path].changeFingerprint
+        guard now != seen else { return }
+        if !rows.isEmpty || membershipKey != nil {
+            if let changes = state[keyPath: path]._observationChanges.changes(since: seen, current: now) {
+                if changes.membership, let key = membershipKey {
+                    fired.append(key)
+                    membershipKey = nil
+                }
+                if !rows.isEmpty {
+                    for id in changes.ids {
+                        if let key = rows.removeValue(forKey: id) { fired.append(key) }
+                    }
+                }
+            } else {
+                // The log cannot tell (a replaced or restored store, a bulk change): notify
+                // every reader of this slice rather than miss one.
+                if let key = membershipKey { fired.append(key) }
+                membershipKey = nil
+                fired.append(contentsOf: rows.values)
+                rows.removeAll()
+            }
+        }
+        seen = now
+        if let writable { state[keyPath: writable]._resetObservationLog() }
+    }
+
+    var trackedEntryCount: Int { rows.count + (membershipKey == nil ? 0 : 1) }
+}

@@ -1,0 +1,122 @@
+// The history an observing `Store` reads to learn which ids a dispatch changed.
+//
+// Every mutation that changes an `EntityStore` assigns it a new fingerprint; the log keeps,
+// for each of these steps, the fingerprints before and after and the ids it touched (and
+// whether membership or order changed). A store that saw the fingerprint `f` after the
+// previous dispatch walks back from the newest step to the step that starts at `f`: the ids
+// on the way are exactly what changed, in O(changed). A step that logged nothing (a bulk
+// replacement: `removeAll()`, `merge` into an empty store) is "unknown", and a fingerprint not
+// found in the log (a replaced or restored store, a trimmed log) too: the store then
+// notifies every row observer of that slice — an extra notification, never a missed one.
+//
+// It is separate from the persistence `ChangeSet`, which the `PersistenceMiddleware` drains
+// after each reduce. It is bounded (older steps are dropped, amortized O(1)) and the
+// observing store empties it after each dispatch, so that copies (undo snapshots) stay cheap.
+
+@usableFromInline
+struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
+    /// One fingerprint step.
+    @usableFromInline
+    struct Step: Sendable {
+        @usableFromInline var from: ChangeFingerprint
+        @usableFromInline var to: ChangeFingerprint
+        /// The end of this step's ids in `ids` (they start at the previous step's end).
+        @usableFromInline var idEnd: Int
+        @usableFromInline var membership: Bool
+        /// `false` when the step logged nothing: anything may have changed.
+        @usableFromInline var known: Bool
+
+        @inlinable
+        init(from: ChangeFingerprint, to: ChangeFingerprint, idEnd: Int, membership: Bool, known: Bool) {
+            self.from = from
+            self.to = to
+            self.idEnd = idEnd
+            self.membership = membership
+            self.known = known
+        }
+    }
+
+    @usableFromInline var steps: [Step] = []
+    @usableFromInline var ids: [ID] = []
+    @usableFromInline var pendingMembership = false
+    @usableFromInline var pendingKnown = false
+
+    // Small: undo snapshots copy the log of every entity store they hold.
+    @usableFromInline static var maxSteps: Int { 32 }
+    @usableFromInline static var maxIDs: Int { 128 }
+
+    @inlinable
+    init() {}
+
+    /// Logs that the coming step changes `id` (and membership or order, if `membership`).
+    @inlinable
+    mutating func record(_ id: ID, membership: Bool = false) {
+        ids.append(id)
+        pendingKnown = true
+        if membership { pendingMembership = true }
+    }
+
+    /// Logs that the coming step changes membership or order only.
+    @inlinable
+    mutating func recordMembership() {
+        pendingKnown = true
+        pendingMembership = true
+    }
+
+    /// Closes a step: the store's fingerprint went from `old` to `new`.
+    @inlinable
+    mutating func didChange(from old: ChangeFingerprint, to new: ChangeFingerprint) {
+        steps.append(Step(from: old, to: new, idEnd: ids.count, membership: pendingMembership, known: pendingKnown))
+        pendingMembership = false
+        pendingKnown = false
+        if steps.count > Self.maxSteps || ids.count > Self.maxIDs { trim() }
+    }
+
+    /// Drops the older half of the steps (all of them when one step holds too many ids).
+    @usableFromInline
+    mutating func trim() {
+        var drop = steps.count / 2
+        while drop < steps.count, ids.count - (drop == 0 ? 0 : steps[drop - 1].idEnd) > Self.maxIDs / 2 { drop += 1 }
+        if drop >= steps.count {
+            steps = []
+            ids = []
+            return
+        }
+        let idStart = drop == 0 ? 0 : steps[drop - 1].idEnd
+        steps.removeFirst(drop)
+        ids.removeFirst(idStart)
+        for index in steps.indices { steps[index].idEnd -= idStart }
+    }
+
+    /// What changed between the fingerprints `seen` and `current`, or `nil` when the log
+    /// cannot tell (then anything may have changed).
+    ///
+    /// - Complexity: O(steps and ids since `seen`).
+    func changes(since seen: ChangeFingerprint, current: ChangeFingerprint) -> (ids: ArraySlice<ID>, membership: Bool)? {
+        guard let last = steps.last, last.to == current else { return nil }
+        var membership = false
+        var index = steps.count - 1
+        while index >= 0 {
+            let step = steps[index]
+            guard step.known else { return nil }
+            if step.membership { membership = true }
+            if step.from == seen {
+                let start = index == 0 ? 0 : steps[index - 1].idEnd
+                return (ids[start..<last.idEnd], membership)
+            }
+            index -= 1
+        }
+        return nil
+    }
+}
+
+extension EntityStore {
+    /// The observation log of this value (see `EntityObservationLog`).
+    var _observationChanges: EntityObservationLog<ID> { _observationLog }
+
+    /// Empties the observation log; the observing store calls it after reading it.
+    mutating func _resetObservationLog() {
+        guard !_observationLog.steps.isEmpty || !_observationLog.ids.isEmpty else { return }
+        _observationLog = EntityObservationLog()
+    }
+}
