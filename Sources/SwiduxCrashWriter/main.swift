@@ -22,8 +22,19 @@
 // many statements. After a flush commits, "n\n" is appended to the progress file.
 // The test kills this process with SIGKILL at random moments and checks that the
 // database holds exactly the state of one completed flush.
+//
+// If the test process dies first (an interrupted `swift test`), the writer would loop
+// forever as an orphan: it checks after every flush that its parent is still the
+// process that started it, and exits otherwise. (Not `PR_SET_PDEATHSIG`: on Linux that
+// fires when the parent *thread* that spawned the child exits, and the test spawns from
+// a concurrency pool thread that may retire while the test still runs.)
 import Foundation
 import SwiduxSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 struct CrashRow: Codable, Identifiable, Equatable, Sendable {
     var id: Int
@@ -49,6 +60,7 @@ func advance(_ store: inout EntityStore<CrashRow>, to n: Int, count: Int) -> Wri
     )
 }
 
+let parent = getppid()
 let arguments = CommandLine.arguments
 let tableA = EntityTable<CrashRow>(named: "a")
 let tableB = EntityTable<CrashRow>(named: "b")
@@ -133,6 +145,8 @@ do {
             { db in try tableB.write(batchB, in: db) },
         ])
         try progress.write(contentsOf: Data("\(n)\n".utf8))
+        // Orphaned (the test runner died): stop instead of writing forever.
+        if getppid() != parent { exit(0) }
     }
 } catch {
     FileHandle.standardError.write(Data("swidux-crash-writer: \(error)\n".utf8))

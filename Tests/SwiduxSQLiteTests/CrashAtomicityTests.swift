@@ -130,4 +130,58 @@ struct CrashAtomicityTests {
         }
         #expect(previousFlush > 0)
     }
+
+    /// Whether process `pid` still runs (a zombie does not: nobody may reap it in a container).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+        #else
+        return kill(pid, 0) == 0
+        #endif
+    }
+
+    @Test("A writer whose test process died stops by itself instead of writing forever")
+    func orphanedWriterExits() async throws {
+        let writer = try Self.crashWriterPath()
+        let directory = try TemporaryDirectory()
+        let progressPath = directory.path("progress.txt")
+        // A shell stands in for the test runner: it starts the writer in the background,
+        // prints its pid, and waits until the test kills it, like an interrupted `swift test`.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = [
+            "-c", #""$0" "$1" "$2" </dev/null >/dev/null 2>&1 & echo $!; exec sleep 600"#,
+            writer, directory.path("orphan.sqlite"), progressPath,
+        ]
+        let output = Pipe()
+        shell.standardOutput = output
+        try shell.run()
+        defer { kill(shell.processIdentifier, SIGKILL) }   // its `sleep`, if the test stops early
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        let pid = try #require(pid_t(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        defer { kill(pid, SIGKILL) }   // never leave it behind, even when the test fails
+
+        // Orphan the writer once it is in its flush loop.
+        var deadline = ContinuousClock.now + .seconds(60)
+        while Self.lastReportedFlush(progressPath) == 0, Self.isRunning(pid), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(Self.lastReportedFlush(progressPath) > 0, "the writer never committed a flush")
+        // The writer is re-parented as soon as the shell dies. (Not `waitUntilExit()`: on
+        // Linux, Foundation does not always notice this shell's death and waits forever.)
+        kill(shell.processIdentifier, SIGKILL)
+
+        deadline = ContinuousClock.now + .seconds(60)
+        while Self.isRunning(pid), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!Self.isRunning(pid), "the orphaned writer \(pid) still runs")
+    }
 }
