@@ -92,4 +92,25 @@ import Testing
         #expect(vanished == ["1"])
         #expect(backend.rows == [eggs])
     }
+
+    /// A deletion that finds no row (another writer, or a database cascade, was first) is
+    /// reported, but the store deleted the entity itself: its undo history stays, so undo
+    /// brings the entity back and writes it again.
+    @MainActor @Test func aDeletionThatFoundNoRowKeepsItsUndoStep() async throws {
+        let backend = InMemoryBackend<Todo>([milk, eggs], deleteWins: true)
+        let persistence = PersistenceMiddleware<TodoState>(writers: [backend.stateWriter(for: \.todos)])
+        var vanished: [String] = []
+        persistence.onVanished = { vanished += $0.ids.map { "\($0)" } }
+        let store = Store(initialState: TodoState(todos: EntityStore([milk, eggs])), reducer: todoReducer,
+                          environment: (), persistence: persistence, undo: UndoMiddleware())
+        backend.deleteExternally([milk.id])
+        store.send(.remove(milk.id))
+        try await store.flush()
+        #expect(vanished == ["1"])
+        #expect(store.canUndo)
+        store.undo()
+        #expect(store.state.todos.values == [milk, eggs])
+        try await store.flush()
+        #expect(Set(backend.rows.map(\.id)) == [milk.id, eggs.id])
+    }
 }

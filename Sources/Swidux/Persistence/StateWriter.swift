@@ -328,10 +328,14 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
 
     func complete(_ result: any Sendable) -> VanishedInWriter<State>? {
         inFlight = nil
+        let deletedByThisBatch = inFlightDeletions
         inFlightDeletions.removeAll()
         guard let result = result as? WriteResult<ID>, !result.vanished.isEmpty else { return nil }
         var forget: [ID] = []
         for id in result.vanished {
+            // A deletion that found no row (another writer or a cascade was first): the store
+            // deleted it already; nothing to learn, and its undo history stays intact.
+            if deletedByThisBatch.contains(id) { continue }
             if let write = pendingWrites[id] {
                 // A newer insertion re-creates the entity: the store keeps it.
                 if write.isInsertion { continue }
