@@ -186,6 +186,42 @@ extension EntityStore {
             }
         }
 
+        /// What ``upsert(_:)`` did.
+        @usableFromInline
+        enum UpsertOutcome {
+            case inserted, replaced, unchanged
+        }
+
+        /// Appends `entity` if its id is new, else replaces the entity with that id if it
+        /// differs. Hashes the id once.
+        @inlinable
+        func upsert(_ entity: Entity) -> UpsertOutcome {
+            let end = slots.count
+            // A present id's slot is below `end`: `end` comes back only for a new id.
+            let slot = Self.slot(&index[entity.id, default: end])
+            if slot == end {
+                slots.append(entity)
+                return .inserted
+            }
+            if slots[slot] == entity { return .unchanged }
+            slots[slot] = entity
+            return .replaced
+        }
+
+        @inlinable
+        static func slot(_ value: inout Int) -> Int { value }
+
+        /// Deletes the entity with `id`, if present, leaving a tombstone; returns its own id
+        /// (equal to `id`, possibly another representation). Hashes the id once.
+        @inlinable
+        func removeEntity(_ id: ID) -> ID? {
+            guard let slot = index.removeValue(forKey: id) else { return nil }
+            let removed = slots[slot].unsafelyUnwrapped.id
+            slots[slot] = nil
+            didRemove(lowestSlot: slot, highestSlot: slot)
+            return removed
+        }
+
         /// Deletes the entity with `id`, which must be live, leaving a tombstone.
         @inlinable
         func remove(_ id: ID) {
@@ -231,23 +267,39 @@ extension EntityStore {
             }
         }
 
-        /// Rebuilds the slots without tombstones and updates the index. O(slots).
+        /// Rebuilds the slots without tombstones and updates the index in place (no
+        /// hashing). O(slots).
         @inlinable
         func compact() {
             guard firstTombstone < slots.count else { return }
-            var write = firstTombstone
-            for read in firstTombstone..<slots.count {
+            let first = firstTombstone
+            // The new slot of every live slot from `first` on.
+            var moved = [Int](repeating: 0, count: slots.count - first)
+            var write = first
+            for read in first..<slots.count {
                 guard let entity = slots[read] else { continue }
                 slots[write] = entity
-                index[entity.id] = write
+                moved[read - first] = write
                 write += 1
             }
+            Self.remap(&index.values, from: first, to: moved)
             compactionCount += 1
             compactionWork += slots.count - firstTombstone
             slots.removeLast(slots.count - write)
             firstTombstone = .max
             lastTombstone = -1
             positionCache = nil
+        }
+
+        /// Replaces each slot from `first` on by its new place in `moved`.
+        @inlinable
+        static func remap(_ values: inout Dictionary<ID, Int>.Values, from first: Int, to moved: [Int]) {
+            var position = values.startIndex
+            while position != values.endIndex {
+                let slot = values[position]
+                if slot >= first { values[position] = moved[slot - first] }
+                values.formIndex(after: &position)
+            }
         }
 
         /// Makes the slots contiguous if they have tombstones.

@@ -146,7 +146,19 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         set {
             if let newValue {
                 precondition(newValue.id == id, "EntityStore: the entity's id \(newValue.id) differs from the subscript id \(id)")
-                if let slot = storage.index[id] {
+                if isKnownUniquelyReferenced(&storage) {
+                    // Unique storage: one hash of the id for the lookup and the insertion.
+                    switch storage.upsert(newValue) {
+                    case .unchanged:
+                        return
+                    case .replaced:
+                        _changes.recordUpdate(id)
+                        _observationLog.record(id)
+                    case .inserted:
+                        _changes.recordInsertion(id)
+                        _observationLog.record(id, membership: true)
+                    }
+                } else if let slot = storage.index[id] {
                     guard storage.slots[slot] != newValue else { return }
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
@@ -159,13 +171,19 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     _observationLog.record(id, membership: true)
                 }
             } else {
-                guard let slot = storage.index[id] else { return }
                 // Record the removed entity's own id, not the caller's key: they are equal
                 // but may differ in representation (canonically equivalent strings), and
                 // backends compare bytes.
-                let removed = storage.entity(inSlot: slot).id
-                makeUnique()
-                storage.remove(id)
+                let removed: ID
+                if isKnownUniquelyReferenced(&storage) {
+                    guard let found = storage.removeEntity(id) else { return }
+                    removed = found
+                } else {
+                    guard let slot = storage.index[id] else { return }
+                    removed = storage.entity(inSlot: slot).id
+                    makeUnique()
+                    storage.remove(id)
+                }
                 _changes.recordDeletion(removed)
                 _observationLog.record(removed, membership: true)
             }
@@ -248,6 +266,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         }
         makeUnique()
         for slot in doomed { _observationLog.record(storage.entity(inSlot: slot).id, membership: true) }
+        _changes.reserveCapacity(doomed.count)
         for slot in doomed {
             _changes.recordDeletion(storage.tombstone(slot: slot))
         }
@@ -261,7 +280,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     @inlinable
     public mutating func removeAll() {
         guard !isEmpty else { return }
-        for entity in self { _changes.recordDeletion(entity.id) }
+        _changes.reserveCapacity(count)
+        for entity in storage.slots { if let entity { _changes.recordDeletion(entity.id) } }
         storage = Storage()
         _changeFingerprint = .next()
     }
