@@ -53,6 +53,9 @@ final class ObservationTracker<State>: Observable {
         var listed = false
         /// The group of the state's stored property the key path starts with, if known.
         var group: SliceGroup?
+        /// The key path read (for the lookup by identity); kept alive by `TypedSlice.path`.
+        unowned(unsafe) let pathObject: AnyKeyPath
+        init(pathObject: AnyKeyPath) { self.pathObject = pathObject }
         /// Registers a read with the current observer.
         func access(_ tracker: ObservationTracker) { fatalError("abstract") }
         /// Notifies the observers of this slice.
@@ -72,7 +75,10 @@ final class ObservationTracker<State>: Observable {
         init(path: KeyPath<State, Value>) {
             self.path = path
             self.key = (\ObservationTracker<State>.observedState!).appending(path: path)
+            super.init(pathObject: path)
         }
+        /// Remembers `value`, just read at `path` from `state`.
+        func rebase(_ value: Value, in state: State) { rebase(state) }
         override func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker, keyPath: key) }
         override func notify(_ tracker: ObservationTracker) {
             tracker.registrar.willSet(tracker, keyPath: key)
@@ -89,6 +95,7 @@ final class ObservationTracker<State>: Observable {
             return true
         }
         override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
+        override func rebase(_ value: Value, in state: State) { last = value.changeFingerprint }
     }
 
     final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
@@ -100,6 +107,7 @@ final class ObservationTracker<State>: Observable {
             return true
         }
         override func rebase(_ state: State) { last = state[keyPath: path] }
+        override func rebase(_ value: Value, in state: State) { last = value }
         override func forget() { last = nil }
     }
 
@@ -234,8 +242,19 @@ final class ObservationTracker<State>: Observable {
         return group
     }
 
-    /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
-    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
+    /// Slices recently looked up, by the identity of their key path (a key path literal is
+    /// one object, read again and again): a hit costs no key-path hashing.
+    private var recentSlices = [Slice?](repeating: nil, count: 32)
+
+    @inline(__always)
+    private static func recentIndex(_ keyPath: AnyKeyPath) -> Int {
+        Int(truncatingIfNeeded: (UInt(bitPattern: ObjectIdentifier(keyPath)) >> 4) & 31)
+    }
+
+    /// The entry of `keyPath`, created on first use.
+    private func slice<Value>(for keyPath: KeyPath<State, Value>, _ state: @autoclosure () -> State) -> Slice {
+        let index = Self.recentIndex(keyPath)
+        if let recent = recentSlices[index], recent.pathObject === keyPath { return recent }
         let slice: Slice
         if let found = slices[keyPath] {
             slice = found
@@ -245,20 +264,46 @@ final class ObservationTracker<State>: Observable {
             slice.group = group(for: keyPath, state())
             slices[keyPath] = slice
         }
+        recentSlices[index] = slice
+        return slice
+    }
+
+    /// Reads `keyPath` in `state`, registers the read with the current observer (if any) and
+    /// arms its entry.
+    func read<Value>(_ keyPath: KeyPath<State, Value>, in state: State) -> Value {
+        let value = state[keyPath: keyPath]
+        let slice = slice(for: keyPath, state)
         if !slice.armed {
-            slice.rebase(state())
-            slice.armed = true
-            if let group = slice.group {
-                if !slice.listed { group.armed.append(slice) }
-                group.armedCount += 1
-                groupedArmedCount += 1
-            } else {
-                if !slice.listed { armedSlices.append(slice) }
-                ungroupedArmedCount += 1
-            }
-            slice.listed = true
+            // The entry of this key path is a `TypedSlice<Value>` (see `makeSlice`).
+            unsafeDowncast(slice, to: TypedSlice<Value>.self).rebase(value, in: state)
+            arm(slice)
         }
         slice.access(self)
+        return value
+    }
+
+    /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
+    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
+        let slice = slice(for: keyPath, state())
+        if !slice.armed {
+            slice.rebase(state())
+            arm(slice)
+        }
+        slice.access(self)
+    }
+
+    /// Marks a rebased slice armed and lists it.
+    private func arm(_ slice: Slice) {
+        slice.armed = true
+        if let group = slice.group {
+            if !slice.listed { group.armed.append(slice) }
+            group.armedCount += 1
+            groupedArmedCount += 1
+        } else {
+            if !slice.listed { armedSlices.append(slice) }
+            ungroupedArmedCount += 1
+        }
+        slice.listed = true
     }
 
     private func makeSlice<Value>(_ keyPath: KeyPath<State, Value>, _ state: State) -> Slice {
@@ -286,6 +331,8 @@ final class ObservationTracker<State>: Observable {
     /// Drops the entries of key paths not read since they fired; amortized O(1) per new entry.
     private func sweepDisarmedSlices() {
         for (path, slice) in slices where !slice.armed { slices[path] = nil }
+        // Swept slices must not be found by identity (their key path may be freed).
+        for index in recentSlices.indices where recentSlices[index]?.armed == false { recentSlices[index] = nil }
     }
 
     // MARK: Entity store slices
@@ -316,12 +363,14 @@ final class ObservationTracker<State>: Observable {
         var fired = Fired()
         var comparisons = ungroupedArmedCount
         if ungroupedArmedCount > 0 {
+            var firedHere = 0
             for slice in armedSlices where slice.armed && slice.changed(state) {
                 slice.armed = false
                 slice.forget()
-                fired.slices.append(slice)
+                fired.append(slice)
+                firedHere += 1
             }
-            ungroupedArmedCount -= fired.slices.count
+            ungroupedArmedCount -= firedHere
             Self.compact(&armedSlices, armed: ungroupedArmedCount)
         }
         if groupedArmedCount > 0 || !groupList.isEmpty {
@@ -342,7 +391,7 @@ final class ObservationTracker<State>: Observable {
                 for slice in group.armed where slice.armed && slice.changed(state) {
                     slice.armed = false
                     slice.forget()
-                    fired.slices.append(slice)
+                    fired.append(slice)
                     firedHere += 1
                 }
                 if firedHere > 0 {
@@ -373,15 +422,22 @@ final class ObservationTracker<State>: Observable {
 
     /// What ``collect(_:)`` found.
     struct Fired {
-        var slices: [Slice] = []
+        /// The first slice that fired, then the others (no array for the usual single one).
+        var first: Slice?
+        var more: [Slice] = []
         var entities: [Key] = []
-        var isEmpty: Bool { slices.isEmpty && entities.isEmpty }
+        var isEmpty: Bool { first == nil && entities.isEmpty }
+
+        mutating func append(_ slice: Slice) {
+            if first == nil { first = slice } else { more.append(slice) }
+        }
     }
 
     /// Notifies the observers of `fired` (they may read and re-arm from their `onChange`).
     func notify(_ fired: Fired) {
         guard !fired.isEmpty else { return }
-        for slice in fired.slices { slice.notify(self) }
+        fired.first?.notify(self)
+        for slice in fired.more { slice.notify(self) }
         for key in fired.entities {
             registrar.willSet(self, keyPath: key)
             registrar.didSet(self, keyPath: key)

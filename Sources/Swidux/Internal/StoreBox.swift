@@ -120,8 +120,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     var runningEffectCount: Int { runner.runningCount }
 
     override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-        track(keyPath)
-        return state[keyPath: keyPath]
+        tracker.read(keyPath, in: state)
     }
 
     override func track<Value>(_ keyPath: KeyPath<State, Value>) {
