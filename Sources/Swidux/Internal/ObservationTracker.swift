@@ -29,10 +29,10 @@ final class ObservationTracker<State>: Observable {
     /// The member behind the registrar keys of entity entries: `\.[entry: n]`.
     nonisolated subscript(entry token: Int) -> Int { token }
 
-    /// The member behind the registrar keys of slices: `\.observedState!.ui` (a key of
-    /// stored-property components hashes and compares faster than one with computed ones).
-    /// Never set, never read.
-    nonisolated(unsafe) private(set) var observedState: State?
+    /// The member behind the registrar keys of slices: `\.observedState.ui`. The registrar
+    /// hashes a key several times per notification: a computed component without arguments
+    /// hashes in two words, fewer than a stored optional and its force-unwrap. Never read.
+    nonisolated var observedState: State { fatalError("a registrar key, never read") }
 
     private var nextToken = 0
     /// Keys of entries that fired and were removed; after `willSet`, no observer is left on them.
@@ -74,7 +74,7 @@ final class ObservationTracker<State>: Observable {
         let key: KeyPath<ObservationTracker<State>, Value>
         init(path: KeyPath<State, Value>) {
             self.path = path
-            self.key = (\ObservationTracker<State>.observedState!).appending(path: path)
+            self.key = (\ObservationTracker<State>.observedState).appending(path: path)
             super.init(pathObject: path)
         }
         /// Remembers `value`, just read at `path` from `state`.
@@ -99,16 +99,35 @@ final class ObservationTracker<State>: Observable {
     }
 
     final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
-        var last: Value?
-        override func changed(_ state: State) -> Bool {
-            let now = state[keyPath: path]
-            if let last, last == now { return false }
-            last = now
-            return true
+        /// The remembered value, in `storage` when `hasLast`: an optional of a generic type
+        /// would have its metadata looked up at run time on every dispatch.
+        private let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        private var hasLast = false
+        deinit {
+            if hasLast { storage.deinitialize(count: 1) }
+            storage.deallocate()
         }
-        override func rebase(_ state: State) { last = state[keyPath: path] }
-        override func rebase(_ value: Value, in state: State) { last = value }
-        override func forget() { last = nil }
+        /// `true` if the value differs from the remembered one (a slice that changed is
+        /// disarmed and forgets it: nothing is remembered then).
+        override func changed(_ state: State) -> Bool {
+            guard hasLast else { return true }
+            return storage.pointee != state[keyPath: path]
+        }
+        override func rebase(_ state: State) { remember(state[keyPath: path]) }
+        override func rebase(_ value: Value, in state: State) { remember(value) }
+        private func remember(_ value: Value) {
+            if hasLast {
+                storage.pointee = value
+            } else {
+                storage.initialize(to: value)
+                hasLast = true
+            }
+        }
+        override func forget() {
+            guard hasLast else { return }
+            storage.deinitialize(count: 1)
+            hasLast = false
+        }
     }
 
     /// Any other value: compared structurally (see ``ChangeDetector``).
@@ -244,7 +263,8 @@ final class ObservationTracker<State>: Observable {
 
     /// Slices recently looked up, by the identity of their key path (a key path literal is
     /// one object, read again and again): a hit costs no key-path hashing.
-    private var recentSlices = [Slice?](repeating: nil, count: 32)
+    /// (`AnyObject?`, not `Slice?`: a concrete element type needs no run-time metadata lookup.)
+    private var recentSlices = [AnyObject?](repeating: nil, count: 32)
 
     @inline(__always)
     private static func recentIndex(_ keyPath: AnyKeyPath) -> Int {
@@ -254,7 +274,10 @@ final class ObservationTracker<State>: Observable {
     /// The entry of `keyPath`, created on first use.
     private func slice<Value>(for keyPath: KeyPath<State, Value>, _ state: @autoclosure () -> State) -> Slice {
         let index = Self.recentIndex(keyPath)
-        if let recent = recentSlices[index], recent.pathObject === keyPath { return recent }
+        if let object = recentSlices[index] {
+            let recent = unsafeDowncast(object, to: Slice.self)
+            if recent.pathObject === keyPath { return recent }
+        }
         let slice: Slice
         if let found = slices[keyPath] {
             slice = found
@@ -332,7 +355,9 @@ final class ObservationTracker<State>: Observable {
     private func sweepDisarmedSlices() {
         for (path, slice) in slices where !slice.armed { slices[path] = nil }
         // Swept slices must not be found by identity (their key path may be freed).
-        for index in recentSlices.indices where recentSlices[index]?.armed == false { recentSlices[index] = nil }
+        for index in recentSlices.indices {
+            if let object = recentSlices[index], !unsafeDowncast(object, to: Slice.self).armed { recentSlices[index] = nil }
+        }
     }
 
     // MARK: Entity store slices
@@ -357,17 +382,27 @@ final class ObservationTracker<State>: Observable {
     /// `true` when a dispatch has anything to check.
     var isTracking: Bool { ungroupedArmedCount > 0 || groupedArmedCount > 0 || entitySliceCount > 0 }
 
-    /// The entries to notify after a change of the state; disarms them. Empties the entity
-    /// stores' observation logs (hence `inout`; nothing else is written).
-    func collect(_ state: inout State) -> Fired {
-        var fired = Fired()
+    /// What the last `collect` found, until `notifyCollected` (kept by the tracker, so that
+    /// a dispatch builds no generic value: their metadata is looked up at run time).
+    private var firedFirst: Slice?
+    private var firedMore: [Slice] = []
+    private var firedKeys: [Key] = []
+
+    private func fired(_ slice: Slice) {
+        if firedFirst == nil { firedFirst = slice } else { firedMore.append(slice) }
+    }
+
+    /// Finds the entries to notify after a change of the state and disarms them
+    /// (``notifyCollected()`` notifies them). Empties the entity stores' observation logs
+    /// (hence `inout`; nothing else is written).
+    func collect(_ state: inout State) {
         var comparisons = ungroupedArmedCount
         if ungroupedArmedCount > 0 {
             var firedHere = 0
             for slice in armedSlices where slice.armed && slice.changed(state) {
                 slice.armed = false
                 slice.forget()
-                fired.append(slice)
+                fired(slice)
                 firedHere += 1
             }
             ungroupedArmedCount -= firedHere
@@ -391,7 +426,7 @@ final class ObservationTracker<State>: Observable {
                 for slice in group.armed where slice.armed && slice.changed(state) {
                     slice.armed = false
                     slice.forget()
-                    fired.append(slice)
+                    fired(slice)
                     firedHere += 1
                 }
                 if firedHere > 0 {
@@ -403,9 +438,8 @@ final class ObservationTracker<State>: Observable {
         }
         lastComparisonCount = comparisons
         if entitySliceCount > 0 {
-            for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
+            for slice in entitySliceList { slice.collect(&state, into: &firedKeys) }
         }
-        return fired
     }
 
     /// Drops the disarmed slices from `list` once they outnumber the `armed` ones (amortized
@@ -420,29 +454,25 @@ final class ObservationTracker<State>: Observable {
         list = kept
     }
 
-    /// What ``collect(_:)`` found.
-    struct Fired {
-        /// The first slice that fired, then the others (no array for the usual single one).
-        var first: Slice?
-        var more: [Slice] = []
-        var entities: [Key] = []
-        var isEmpty: Bool { first == nil && entities.isEmpty }
-
-        mutating func append(_ slice: Slice) {
-            if first == nil { first = slice } else { more.append(slice) }
+    /// Notifies the observers of what ``collect(_:)`` found (they may read and re-arm from
+    /// their `onChange`, or cause another collect: the found entries are taken first).
+    func notifyCollected() {
+        let first = firedFirst
+        firedFirst = nil
+        guard !firedMore.isEmpty || !firedKeys.isEmpty else {
+            first?.notify(self)
+            return
         }
-    }
-
-    /// Notifies the observers of `fired` (they may read and re-arm from their `onChange`).
-    func notify(_ fired: Fired) {
-        guard !fired.isEmpty else { return }
-        fired.first?.notify(self)
-        for slice in fired.more { slice.notify(self) }
-        for key in fired.entities {
+        let more = firedMore, keys = firedKeys
+        firedMore = []
+        firedKeys = []
+        first?.notify(self)
+        for slice in more { slice.notify(self) }
+        for key in keys {
             registrar.willSet(self, keyPath: key)
             registrar.didSet(self, keyPath: key)
         }
-        freeKeys.append(contentsOf: fired.entities)
+        freeKeys.append(contentsOf: keys)
     }
 
     /// The number of armed entries (slices, rows, memberships). For tests.

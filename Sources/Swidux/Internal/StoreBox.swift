@@ -53,6 +53,10 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// then is queued, never reduced re-entrantly.
     private var isReducing = false
     private var queue = Deque<(action: Action, pending: PendingStart)>()
+    /// `queue` is not empty (checked on every send without touching the generic deque).
+    private var hasQueued = false
+    /// No undo and no middleware: a reduce has nothing to snapshot or hook.
+    private let isPlain: Bool
     /// Every task this store's effects started; cancelled when the last store on this box goes.
     nonisolated let taskRegistry = TaskRegistry()
 
@@ -68,6 +72,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         self.state = initialState
         self.reducer = { state, action in reducer.reduce(state: &state, action: action, environment: environment) }
         self.middleware = middleware
+        self.isPlain = undo == nil && middleware.isEmpty
         self.persistence = persistence
         self.undoStack = undo
         self.undoPolicy = undoPolicy ?? { ($0 as? any UndoableAction)?.undoPolicy ?? .record }
@@ -146,6 +151,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         if isReducing {
             let pending = PendingStart()
             queue.append((action, pending))
+            hasQueued = true
             return pending.storeTask
         }
         depth += 1
@@ -155,12 +161,13 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             return StoreTask(task: nil, scope: nil)
         }
         let task = reduce(action, followUpOf: parent, in: nil)
-        if depth == 1 { drainQueue() }
+        if depth == 1, hasQueued { drainQueue() }
         return task
     }
 
     /// Reduces the actions sent during the dispatch that just finished, and the ones they send.
     private func drainQueue() {
+        defer { hasQueued = false }   // every path below empties the queue
         var count = 0
         while let (action, pending) = queue.popFirst() {
             count += 1
@@ -182,6 +189,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
 
     /// One reduce with its middleware, persistence, undo step and notifications; then its effect.
     private func reduce(_ action: Action, followUpOf parent: EffectScope?, in scope: EffectScope?) -> StoreTask {
+        if isPlain { return reducePlain(action, followUpOf: parent, in: scope) }
         isReducing = true
         let policy: UndoPolicy = undoStack == nil ? .skip : undoPolicy(action)
         var snapshot: State?
@@ -211,9 +219,22 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         return runner.start(effect, followUpOf: parent, in: scope)
     }
 
+    /// `reduce` without undo or middleware (no snapshot: its optional of the generic state
+    /// would cost a run-time metadata lookup on every send).
+    private func reducePlain(_ action: Action, followUpOf parent: EffectScope?, in scope: EffectScope?) -> StoreTask {
+        isReducing = true
+        let effect = reducer(&state, action)
+        persistence?.afterReduce(state: &state)
+        notifyObservers()
+        isReducing = false
+        guard let effect else { return StoreTask(task: nil, scope: nil) }
+        return runner.start(effect, followUpOf: parent, in: scope)
+    }
+
     private func notifyObservers() {
         guard tracker.isTracking else { return }
-        tracker.notify(tracker.collect(&state))
+        tracker.collect(&state)
+        tracker.notifyCollected()
     }
 
     private func undoStatusChanged() {
