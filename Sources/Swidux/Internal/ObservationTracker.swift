@@ -29,10 +29,14 @@ final class ObservationTracker<State>: Observable {
     /// The member behind the registrar keys of entity entries: `\.[entry: n]`.
     nonisolated subscript(entry token: Int) -> Int { token }
 
-    /// The member behind the registrar keys of slices: `\.observedState.ui`. The registrar
-    /// hashes a key several times per notification: a computed component without arguments
-    /// hashes in two words, fewer than a stored optional and its force-unwrap. Never read.
-    nonisolated var observedState: State { fatalError("a registrar key, never read") }
+    /// The subject of the registrar keys of slices (`\SliceKeys.[slice: n]`).
+    let sliceKeys = SliceKeys()
+    private var nextSliceToken = 0
+
+    func makeSliceKey() -> KeyPath<SliceKeys, Int> {
+        nextSliceToken += 1
+        return \SliceKeys.[slice: nextSliceToken]
+    }
 
     private var nextToken = 0
     /// Keys of entries that fired and were removed; after `willSet`, no observer is left on them.
@@ -55,11 +59,19 @@ final class ObservationTracker<State>: Observable {
         var group: SliceGroup?
         /// The key path read (for the lookup by identity); kept alive by `TypedSlice.path`.
         unowned(unsafe) let pathObject: AnyKeyPath
-        init(pathObject: AnyKeyPath) { self.pathObject = pathObject }
+        /// Its registrar key, rooted in a non-generic type (see ``SliceKeys``).
+        let key: KeyPath<SliceKeys, Int>
+        init(pathObject: AnyKeyPath, key: KeyPath<SliceKeys, Int>) {
+            self.pathObject = pathObject
+            self.key = key
+        }
         /// Registers a read with the current observer.
-        func access(_ tracker: ObservationTracker) { fatalError("abstract") }
+        final func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker.sliceKeys, keyPath: key) }
         /// Notifies the observers of this slice.
-        func notify(_ tracker: ObservationTracker) { fatalError("abstract") }
+        final func notify(_ tracker: ObservationTracker) {
+            tracker.registrar.willSet(tracker.sliceKeys, keyPath: key)
+            tracker.registrar.didSet(tracker.sliceKeys, keyPath: key)
+        }
         /// `true` if the value changed since the last call or `rebase`.
         func changed(_ state: State) -> Bool { fatalError("abstract") }
         /// Remembers the current value (the reader just saw it).
@@ -71,19 +83,12 @@ final class ObservationTracker<State>: Observable {
     /// A slice of a known type, with its registrar key built once.
     class TypedSlice<Value>: Slice {
         let path: KeyPath<State, Value>
-        let key: KeyPath<ObservationTracker<State>, Value>
-        init(path: KeyPath<State, Value>) {
+        init(path: KeyPath<State, Value>, key: KeyPath<SliceKeys, Int>) {
             self.path = path
-            self.key = (\ObservationTracker<State>.observedState).appending(path: path)
-            super.init(pathObject: path)
+            super.init(pathObject: path, key: key)
         }
         /// Remembers `value`, just read at `path` from `state`.
         func rebase(_ value: Value, in state: State) { rebase(state) }
-        override func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker, keyPath: key) }
-        override func notify(_ tracker: ObservationTracker) {
-            tracker.registrar.willSet(tracker, keyPath: key)
-            tracker.registrar.didSet(tracker, keyPath: key)
-        }
     }
 
     final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
@@ -334,21 +339,21 @@ final class ObservationTracker<State>: Observable {
         case .fingerprint:
             if let type = Value.self as? any ChangeFingerprinting.Type {
                 func typed<F: ChangeFingerprinting>(_: F.Type) -> Slice {
-                    FingerprintSlice(path: keyPath as! KeyPath<State, F>)
+                    FingerprintSlice(path: keyPath as! KeyPath<State, F>, key: makeSliceKey())
                 }
                 return typed(type)
             }
         case .equatable:
             if let type = Value.self as? any Equatable.Type {
                 func typed<E: Equatable>(_: E.Type) -> Slice {
-                    EquatableSlice(path: keyPath as! KeyPath<State, E>)
+                    EquatableSlice(path: keyPath as! KeyPath<State, E>, key: makeSliceKey())
                 }
                 return typed(type)
             }
         case .identity, .fields, .opaque:
             break
         }
-        return StructuralSlice(path: keyPath)
+        return StructuralSlice(path: keyPath, key: makeSliceKey())
     }
 
     /// Drops the entries of key paths not read since they fired; amortized O(1) per new entry.
@@ -463,6 +468,13 @@ final class ObservationTracker<State>: Observable {
             first?.notify(self)
             return
         }
+        notifyMany(first)
+    }
+
+    /// Several entries fired (kept apart: the generic arrays' metadata would be looked up on
+    /// every call of the single-entry path).
+    @inline(never)
+    private func notifyMany(_ first: Slice?) {
         let more = firedMore, keys = firedKeys
         firedMore = []
         firedKeys = []
@@ -479,6 +491,13 @@ final class ObservationTracker<State>: Observable {
     var trackedEntryCount: Int {
         ungroupedArmedCount + groupedArmedCount + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
     }
+}
+
+/// The subject of the registrar keys of slices: a non-generic type, so that registering an
+/// access or a change looks no generic metadata up at run time. Never read: the registrar
+/// only hashes and compares its keys.
+final class SliceKeys: Observable, Sendable {
+    nonisolated subscript(slice token: Int) -> Int { token }
 }
 
 /// What the tracker needs of an entity slice, whatever its entity type.

@@ -160,7 +160,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             reportLoop(count: depth, action: action)
             return StoreTask(task: nil, scope: nil)
         }
-        let task = reduce(action, followUpOf: parent, in: nil)
+        let task = isPlain ? reducePlain(action, followUpOf: parent, in: nil) : reduce(action, followUpOf: parent, in: nil)
         if depth == 1, hasQueued { drainQueue() }
         return task
     }
