@@ -186,40 +186,24 @@ extension EntityStore {
             }
         }
 
-        /// What ``upsert(_:)`` did.
-        @usableFromInline
-        enum UpsertOutcome {
-            case inserted, replaced, unchanged
-        }
-
-        /// Appends `entity` if its id is new, else replaces the entity with that id if it
-        /// differs. Hashes the id once.
+        /// The slot of `id`, hashing it once: a present id's slot, or, for a new id, the next
+        /// slot (`slots.count`), already in the index: the caller must append the entity.
         @inlinable
-        func upsert(_ entity: Entity) -> UpsertOutcome {
+        func claimSlot(for id: ID) -> (slot: Int, isNew: Bool) {
             let end = slots.count
             // A present id's slot is below `end`: `end` comes back only for a new id.
-            let slot = Self.slot(&index[entity.id, default: end])
-            if slot == end {
-                slots.append(entity)
-                return .inserted
-            }
-            if slots[slot] == entity { return .unchanged }
-            slots[slot] = entity
-            return .replaced
+            let slot = Self.slot(&index[id, default: end])
+            return (slot, slot == end)
         }
 
         @inlinable
         static func slot(_ value: inout Int) -> Int { value }
 
-        /// Deletes the entity with `id`, if present, leaving a tombstone; returns its own id
-        /// (equal to `id`, possibly another representation). Hashes the id once.
+        /// Makes a tombstone of `slot`, whose id was just removed from the index.
         @inlinable
-        func removeEntity(_ id: ID) -> ID? {
-            guard let slot = index.removeValue(forKey: id) else { return nil }
-            let removed = slots[slot].unsafelyUnwrapped.id
+        func clear(slot: Int) {
             slots[slot] = nil
             didRemove(lowestSlot: slot, highestSlot: slot)
-            return removed
         }
 
         /// Deletes the entity with `id`, which must be live, leaving a tombstone.

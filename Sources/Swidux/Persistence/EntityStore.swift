@@ -148,15 +148,16 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 precondition(newValue.id == id, "EntityStore: the entity's id \(newValue.id) differs from the subscript id \(id)")
                 if isKnownUniquelyReferenced(&storage) {
                     // Unique storage: one hash of the id for the lookup and the insertion.
-                    switch storage.upsert(newValue) {
-                    case .unchanged:
-                        return
-                    case .replaced:
-                        _changes.recordUpdate(id)
-                        _observationLog.record(id)
-                    case .inserted:
+                    let (slot, isNew) = storage.claimSlot(for: id)
+                    if isNew {
+                        storage.slots.append(newValue)
                         _changes.recordInsertion(id)
                         _observationLog.record(id, membership: true)
+                    } else {
+                        guard storage.slots[slot] != newValue else { return }
+                        storage.replace(inSlot: slot, with: newValue)
+                        _changes.recordUpdate(id)
+                        _observationLog.record(id)
                     }
                 } else if let slot = storage.index[id] {
                     guard storage.slots[slot] != newValue else { return }
@@ -176,8 +177,10 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 // backends compare bytes.
                 let removed: ID
                 if isKnownUniquelyReferenced(&storage) {
-                    guard let found = storage.removeEntity(id) else { return }
-                    removed = found
+                    // Unique storage: one hash of the id.
+                    guard let slot = storage.index.removeValue(forKey: id) else { return }
+                    removed = storage.entity(inSlot: slot).id
+                    storage.clear(slot: slot)
                 } else {
                     guard let slot = storage.index[id] else { return }
                     removed = storage.entity(inSlot: slot).id

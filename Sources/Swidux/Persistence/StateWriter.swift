@@ -226,7 +226,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         drain(store: &state[keyPath: keyPath])
     }
 
-    /// Drains in place (one key-path access; the change set keeps its small buffers).
+    /// Drains in place, through one key-path access.
     private func drain(store: inout EntityStore<Entity>) -> Bool {
         guard !store._changes.isEmpty || store._changes._rehydrated else { return false }
         // The order must be written again when it changed, and refreshed on every drain while
