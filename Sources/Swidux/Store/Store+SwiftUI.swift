@@ -56,15 +56,15 @@ extension View {
     ///
     /// A failed flush is not lost: the persistence middleware logs it, reports it
     /// (`onError`, `errors`) and retries it.
-    public func flushesOnBackground<State, Action>(_ store: Store<State, Action>) -> some View {
+    public func flushesOnBackground<StoreState, StoreAction>(_ store: Store<StoreState, StoreAction>) -> some View {
         modifier(FlushOnScenePhase(store: store))
     }
 }
 
 /// The modifier of `View.flushesOnBackground(_:)`.
-private struct FlushOnScenePhase<State, Action>: ViewModifier {
+private struct FlushOnScenePhase<StoreState, StoreAction>: ViewModifier {
     @Environment(\.scenePhase) private var scenePhase
-    let store: Store<State, Action>
+    let store: Store<StoreState, StoreAction>
 
     func body(content: Content) -> some View {
         content.onChange(of: scenePhase) { _, phase in
