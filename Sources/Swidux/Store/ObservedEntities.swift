@@ -7,7 +7,7 @@
 /// | Read | Notified when |
 /// |---|---|
 /// | `store.items[id]` | that entity is inserted, changed or deleted |
-/// | `store.items[position]` | that entity changes, or membership or order changes |
+/// | `store.items[position: i]` | that entity changes, or membership or order changes |
 /// | `ids`, `count`, `isEmpty`, `contains(_:)`, `indices` | an entity is inserted or deleted, or the order changes |
 /// | `values`, iteration (`for`, `map`, `filter`, …), `entityStore`, other properties | anything in the slice changes |
 ///
