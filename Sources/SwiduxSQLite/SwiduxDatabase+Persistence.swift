@@ -20,12 +20,13 @@ extension SwiduxDatabase {
     /// The tables must exist: create them in a migration (`db.createEntityTable(_:)`).
     ///
     /// **Order.** The writers flush in the listed order, inside one transaction whose
-    /// foreign-key checks are deferred to the commit, so insertions and updates work in any
-    /// order. Deletions take effect table by table: list the **referencing** tables (the
-    /// children) **before** the tables they reference, so that a child's own deletion runs
-    /// before its parent's `ON DELETE` action (`RESTRICT` refuses a parent deleted first;
-    /// `CASCADE` would delete the children first, which is harmless but makes their own
-    /// deletions find nothing). Entity stores without foreign keys may come in any order.
+    /// foreign-key checks are deferred to the commit: insertions and updates work in any
+    /// order, and so do deletions under `ON DELETE NO ACTION` (the default) and `RESTRICT`.
+    /// `CASCADE` and `SET NULL` act when the parent row is deleted: list the **referencing**
+    /// tables (children) **before** the tables they reference, so that a child's own
+    /// deletion runs first (parents first, a cascade deletes the child before its own
+    /// deletion, which then finds nothing — harmless, reported to `onVanished`; `SET NULL`
+    /// on a `NOT NULL` column makes the flush fail). Children first works with every action.
     ///
     /// Equivalent to ``hydrateAll(_:)`` followed by one ``stateWriter(for:table:)`` per
     /// store, which remain available.
