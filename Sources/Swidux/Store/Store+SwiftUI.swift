@@ -56,12 +56,14 @@ extension View {
     ///
     /// A failed flush is not lost: the persistence middleware logs it, reports it
     /// (`onError`, `errors`) and retries it.
+    @MainActor
     public func flushesOnBackground<StoreState, StoreAction>(_ store: Store<StoreState, StoreAction>) -> some View {
         modifier(FlushOnScenePhase(store: store))
     }
 }
 
 /// The modifier of `View.flushesOnBackground(_:)`.
+@MainActor
 private struct FlushOnScenePhase<StoreState, StoreAction>: ViewModifier {
     @Environment(\.scenePhase) private var scenePhase
     let store: Store<StoreState, StoreAction>
