@@ -85,6 +85,14 @@ public struct ExternalChanges<State> {
         modifyPart(keyPath) { $0.replaceAll(with: entities) }
     }
 
+    /// ``replaceAll(with:in:)``, treating the ids in `keeping` as changed locally (kept as
+    /// the store has them): for sources that know the store wrote them after the snapshot.
+    package mutating func replaceAll<Entity>(
+        with entities: [Entity], in keyPath: WritableKeyPath<State, EntityStore<Entity>>, keeping: Set<Entity.ID>
+    ) {
+        modifyPart(keyPath) { $0.replaceAll(with: entities); $0.keep = keeping }
+    }
+
     private mutating func modifyPart<Entity>(
         _ keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         _ body: (inout EntityChangesPart<State, Entity>) -> Void
@@ -163,6 +171,8 @@ struct EntityChangesPart<State, Entity: Identifiable & Equatable & Sendable>: Ex
     var deletions: [ID] = []
     var deletionSet: Set<ID> = []
     var snapshot: [Entity]?
+    /// Ids of the snapshot's store treated as changed locally.
+    var keep: Set<ID> = []
 
     init(keyPath: WritableKeyPath<State, EntityStore<Entity>>) {
         self.keyPath = keyPath
@@ -197,6 +207,7 @@ struct EntityChangesPart<State, Entity: Identifiable & Equatable & Sendable>: Ex
         deletions = []
         deletionSet = []
         snapshot = entities
+        keep = []
     }
 
     @MainActor
@@ -208,6 +219,7 @@ struct EntityChangesPart<State, Entity: Identifiable & Equatable & Sendable>: Ex
         var applyDeletions: [ID] = []
         var order: [ID]?
         if let snapshot {
+            let local = KeepingLocal(local: local, keep: keep)
             var inSnapshot = Set<ID>(minimumCapacity: snapshot.count)
             for entity in snapshot {
                 inSnapshot.insert(entity.id)
@@ -244,4 +256,13 @@ struct EntityChangesPart<State, Entity: Identifiable & Equatable & Sendable>: Ex
             state[keyPath: keyPath].applyExternal(deletions: applyDeletions, upserts: applyUpserts, order: order)
         }
     }
+}
+
+/// ``LocalChanges`` plus ids a re-hydration must keep.
+@MainActor
+private struct KeepingLocal<State, Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
+    let local: LocalChanges<State, Entity>
+    let keep: Set<Entity.ID>
+    var orderPending: Bool { local.orderPending }
+    func contains(_ id: Entity.ID) -> Bool { keep.contains(id) || local.contains(id) }
 }
