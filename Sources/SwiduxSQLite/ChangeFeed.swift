@@ -142,9 +142,11 @@ private final class Poller: @unchecked Sendable {
         var problems: [String] = []
         var tables: [String: any Sendable] = [:]
         for (name, ids) in latest {
-            // Rows whose latest change is this database's own flush hold what it wrote.
+            // Rows whose latest change is this database's own flush hold what it wrote: not
+            // delivered, except the rows it inserted or moved, whose stored place the store
+            // learns (another writer may have inserted rows before them meanwhile).
             let entries = ids.compactMap { id, change in
-                change.own ? nil : JournalEntry(id: id, sequence: change.sequence, placed: change.placed)
+                change.own && !change.placed ? nil : JournalEntry(id: id, sequence: change.sequence, placed: change.placed)
             }
             guard !entries.isEmpty else { continue }
             guard let table = self.tables[name] else {

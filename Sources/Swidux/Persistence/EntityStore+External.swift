@@ -33,6 +33,7 @@ extension EntityStore {
     /// Inserts or moves `placed` (in the source's order) to their places. Returns `true` if
     /// the store changed.
     private mutating func place(_ placed: [ExternalUpsert<Entity>]) -> Bool {
+        if isPlaced(placed) { return false }
         let placedIDs = Set(placed.map(\.entity.id))
         // Fast path: every run ends at the source's end (or at an id the store does not
         // have): append, moving existing ones to the end.
@@ -84,6 +85,23 @@ extension EntityStore {
         }
         storage = Storage(uniqueEntities: entities)
         for upsert in placed { _observationLog.record(upsert.entity.id, membership: true) }
+        return true
+    }
+
+    /// `true` when every entity of `placed` is in the store and directly followed by its
+    /// successor (the last one when the successor is `nil` or absent): nothing to move.
+    private func isPlaced(_ placed: [ExternalUpsert<Entity>]) -> Bool {
+        for upsert in placed {
+            guard var slot = storage.index[upsert.entity.id] else { return false }
+            slot += 1
+            while slot < storage.slots.count, storage.slots[slot] == nil { slot += 1 }
+            let next = slot < storage.slots.count ? storage.slots[slot]?.id : nil
+            if let successor = upsert.successor, storage.index[successor] != nil {
+                if next != successor { return false }
+            } else if next != nil {
+                return false
+            }
+        }
         return true
     }
 
