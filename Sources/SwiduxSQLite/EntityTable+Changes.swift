@@ -17,9 +17,9 @@ extension EntityTable {
         let position = positionColumn.quotedDatabaseIdentifier
         let select = try db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(id) = ?")
         let nextAtSamePosition = try db.cachedStatement(
-            sql: "SELECT \(id) FROM \(table) WHERE \(position) = ? AND \(id) > ? ORDER BY \(id) LIMIT 1")
+            sql: "SELECT \(id) FROM \(table) WHERE \(position) = ? AND \(id) > ? ORDER BY \(id) LIMIT 4")
         let nextAfter = try db.cachedStatement(
-            sql: "SELECT \(id) FROM \(table) WHERE \(position) > ? ORDER BY \(position), \(id) LIMIT 1")
+            sql: "SELECT \(id) FROM \(table) WHERE \(position) > ? ORDER BY \(position), \(id) LIMIT 4")
         var changes = TableChanges<Entity>()
         var upserts: [(position: Int64, upsert: TableChanges<Entity>.Upsert)] = []
         for entry in entries {
@@ -39,13 +39,13 @@ extension EntityTable {
                 continue
             }
             let stored: Int64 = row[positionColumn] ?? 0
-            var successor: Entity.ID?
+            var successors: [Entity.ID] = []
             if entry.placed {
-                let next = try DatabaseValue.fetchOne(nextAtSamePosition, arguments: [stored, entry.id])
-                    ?? DatabaseValue.fetchOne(nextAfter, arguments: [stored])
-                successor = next.flatMap { Entity.ID.fromDatabaseValue($0) }
+                let next = try DatabaseValue.fetchAll(nextAtSamePosition, arguments: [stored, entry.id])
+                    + DatabaseValue.fetchAll(nextAfter, arguments: [stored])
+                successors = next.prefix(4).compactMap { Entity.ID.fromDatabaseValue($0) }
             }
-            upserts.append((stored, .init(entity: entity, successor: successor, moved: entry.placed, sequence: entry.sequence)))
+            upserts.append((stored, .init(entity: entity, successors: successors, moved: entry.placed, sequence: entry.sequence)))
         }
         upserts.sort { $0.position < $1.position || ($0.position == $1.position && $0.upsert.sequence < $1.upsert.sequence) }
         changes.upserts = upserts.map(\.upsert)

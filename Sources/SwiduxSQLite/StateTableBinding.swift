@@ -29,7 +29,7 @@ struct StateTableBinding<State>: @unchecked Sendable {
                 changes.delete(deletion.id, in: keyPath)
             }
             for upsert in tableChanges.upserts where !ownLater(upsert.entity.id, than: upsert.sequence) {
-                changes.upsert(upsert.entity, in: keyPath, before: upsert.successor, moved: upsert.moved)
+                changes.upsert(upsert.entity, in: keyPath, beforeFirstOf: upsert.successors, moved: upsert.moved)
             }
         }
     }

@@ -14,9 +14,11 @@ public struct TableChanges<Entity: Identifiable & Sendable>: Sendable where Enti
     public struct Upsert: Sendable {
         /// The entity, decoded from its current row.
         public let entity: Entity
-        /// The id of the next row in stored order (`position`), `nil` for the last; set
-        /// only when ``moved`` is `true`.
-        public let successor: Entity.ID?
+        /// The ids of the next rows in stored order (`position`), nearest first (up to 4;
+        /// empty for the last row); set only when ``moved`` is `true`.
+        public let successors: [Entity.ID]
+        /// The id of the next row in stored order, `nil` for the last (or when not ``moved``).
+        public var successor: Entity.ID? { successors.first }
         /// `true` when the row is new or its position changed: the reader places it.
         public let moved: Bool
         /// The journal sequence of the latest change of the row by another writer.

@@ -12,6 +12,12 @@ extension EntityStore {
         if !deletions.isEmpty, removeUnrecorded(deletions) { changed = true }
         var placed: [ExternalUpsert<Entity>] = []
         for upsert in upserts {
+            var upsert = upsert
+            if upsert.placeOnly {
+                // Keep this state's value (undo history keeps its own).
+                guard let current = storage.entity(forID: upsert.entity.id) else { continue }
+                upsert.entity = current
+            }
             let entity = upsert.entity
             if let slot = storage.index[entity.id] {
                 if storage.slots[slot] != entity {
@@ -25,7 +31,15 @@ extension EntityStore {
                 placed.append(upsert)
             }
         }
-        if !placed.isEmpty, place(placed) { changed = true }
+        if !placed.isEmpty {
+            // Each goes before the nearest successor the store has (or that is placed too).
+            let placedIDs = Set(placed.map(\.entity.id))
+            for index in placed.indices {
+                let successor = placed[index].successors.first { placedIDs.contains($0) || storage.index[$0] != nil }
+                placed[index].successors = successor.map { [$0] } ?? []
+            }
+            if place(placed) { changed = true }
+        }
         if let order, reorderUnrecorded(order) { changed = true }
         if changed { _changeFingerprint = .next() }
     }
@@ -38,7 +52,7 @@ extension EntityStore {
         // Fast path: every run ends at the source's end (or at an id the store does not
         // have): append, moving existing ones to the end.
         let appendable = placed.allSatisfy { upsert in
-            guard let successor = upsert.successor else { return true }
+            guard let successor = upsert.successors.first else { return true }
             return placedIDs.contains(successor) || storage.index[successor] == nil
         }
         if appendable {
@@ -64,8 +78,8 @@ extension EntityStore {
         var run: [Entity] = []
         for upsert in placed {
             run.append(upsert.entity)
-            if let successor = upsert.successor, placedIDs.contains(successor) { continue }
-            if let successor = upsert.successor, storage.index[successor] != nil {
+            if let successor = upsert.successors.first, placedIDs.contains(successor) { continue }
+            if let successor = upsert.successors.first, storage.index[successor] != nil {
                 before[successor, default: []] += run
             } else {
                 atEnd += run
@@ -96,7 +110,7 @@ extension EntityStore {
             slot += 1
             while slot < storage.slots.count, storage.slots[slot] == nil { slot += 1 }
             let next = slot < storage.slots.count ? storage.slots[slot]?.id : nil
-            if let successor = upsert.successor, storage.index[successor] != nil {
+            if let successor = upsert.successors.first, storage.index[successor] != nil {
                 if next != successor { return false }
             } else if next != nil {
                 return false

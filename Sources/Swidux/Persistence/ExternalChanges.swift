@@ -61,7 +61,18 @@ public struct ExternalChanges<State> {
         before successor: Entity.ID? = nil,
         moved: Bool = false
     ) {
-        modifyPart(keyPath) { $0.upsert(ExternalUpsert(entity: entity, successor: successor, moved: moved)) }
+        modifyPart(keyPath) { $0.upsert(ExternalUpsert(entity: entity, successors: successor.map { [$0] } ?? [], moved: moved)) }
+    }
+
+    /// ``upsert(_:in:before:moved:)`` with several successors, nearest first: the entity is
+    /// placed before the first one the store has (the nearest may be gone from it).
+    package mutating func upsert<Entity>(
+        _ entity: Entity,
+        in keyPath: WritableKeyPath<State, EntityStore<Entity>>,
+        beforeFirstOf successors: [Entity.ID],
+        moved: Bool
+    ) {
+        modifyPart(keyPath) { $0.upsert(ExternalUpsert(entity: entity, successors: successors, moved: moved)) }
     }
 
     /// Records that the source no longer holds the entity `id`.
@@ -147,8 +158,12 @@ public struct AppliedExternalChanges: Sendable, CustomStringConvertible {
 /// One entity's upsert in an external batch.
 struct ExternalUpsert<Entity: Identifiable> {
     var entity: Entity
-    var successor: Entity.ID?
+    /// The next entities in the source's order, nearest first: the entity goes before the
+    /// first one the store has (at the end when none).
+    var successors: [Entity.ID]
     var moved: Bool
+    /// Only the place is taken (the id has a local change: its value stays).
+    var placeOnly = false
 }
 
 /// The changes of one entity store in an ``ExternalChanges`` batch.
@@ -226,7 +241,7 @@ struct EntityChangesPart<State, Entity: Identifiable & Equatable & Sendable>: Ex
                 if local.contains(entity.id) {
                     kept.append(entity.id)
                 } else if store[entity.id] != entity {
-                    applyUpserts.append(ExternalUpsert(entity: entity, successor: nil, moved: false))
+                    applyUpserts.append(ExternalUpsert(entity: entity, successors: [], moved: false))
                 }
             }
             for entity in store where !inSnapshot.contains(entity.id) {
@@ -240,14 +255,22 @@ struct EntityChangesPart<State, Entity: Identifiable & Equatable & Sendable>: Ex
             }
             for upsert in upserts {
                 let id = upsert.entity.id
-                if local.contains(id) { kept.append(id); continue }
+                if local.contains(id) {
+                    kept.append(id)
+                    // Its value stays, but its stored place is the source's (a local insertion
+                    // of an id the source inserted first is written where the source put it).
+                    if upsert.moved, !local.orderPending, let current = store[id] {
+                        applyUpserts.append(ExternalUpsert(entity: current, successors: upsert.successors, moved: true, placeOnly: true))
+                    }
+                    continue
+                }
                 var upsert = upsert
                 // The store's order waits to be written: it wins over the source's.
                 if local.orderPending { upsert.moved = false }
                 if upsert.moved || store[id] != upsert.entity { applyUpserts.append(upsert) }
             }
         }
-        report.upserted += applyUpserts.count
+        report.upserted += applyUpserts.count { !$0.placeOnly }
         report.deleted += applyDeletions.count
         report.keptLocal += kept.map { $0 as any Hashable & Sendable }
         if !applyUpserts.isEmpty || !applyDeletions.isEmpty || order != nil { report.slices.append("\(keyPath)") }

@@ -153,7 +153,7 @@ struct ExternalChangesTests {
                     deletions.append(id)
                 } else {
                     let successor = Bool.random(using: &rng) ? nil : model.randomElement(using: &rng)?.id
-                    upserts.append(ExternalUpsert(entity: Self.note(id, "r\(round)"), successor: successor,
+                    upserts.append(ExternalUpsert(entity: Self.note(id, "r\(round)"), successors: successor.map { [$0] } ?? [],
                                                   moved: Int.random(in: 0..<4, using: &rng) == 0))
                 }
             }
@@ -173,8 +173,8 @@ struct ExternalChangesTests {
             var run: [Note] = []
             for upsert in upserts where placedIDs.contains(upsert.entity.id) {
                 run.append(upsert.entity)
-                if let successor = upsert.successor, placedIDs.contains(successor) { continue }
-                if let successor = upsert.successor, let index = model.firstIndex(where: { $0.id == successor }) {
+                if let successor = upsert.successors.first, placedIDs.contains(successor) { continue }
+                if let successor = upsert.successors.first, let index = model.firstIndex(where: { $0.id == successor }) {
                     model.insert(contentsOf: run, at: index)
                 } else {
                     model += run
