@@ -28,8 +28,11 @@ struct StateTableBinding<State>: @unchecked Sendable {
             for deletion in tableChanges.deletions where !ownLater(deletion.id, than: deletion.sequence) {
                 changes.delete(deletion.id, in: keyPath)
             }
-            for upsert in tableChanges.upserts where !ownLater(upsert.entity.id, than: upsert.sequence) {
-                changes.upsert(upsert.entity, in: keyPath, beforeFirstOf: upsert.successors, moved: upsert.moved)
+            for upsert in tableChanges.upserts {
+                // Written by this database since: its value is the store's, its place the file's.
+                let placeOnly = ownLater(upsert.entity.id, than: upsert.sequence)
+                if placeOnly, !upsert.moved { continue }
+                changes.upsert(upsert.entity, in: keyPath, beforeFirstOf: upsert.successors, moved: upsert.moved, placeOnly: placeOnly)
             }
         }
     }

@@ -70,9 +70,12 @@ public struct ExternalChanges<State> {
         _ entity: Entity,
         in keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         beforeFirstOf successors: [Entity.ID],
-        moved: Bool
+        moved: Bool,
+        placeOnly: Bool = false
     ) {
-        modifyPart(keyPath) { $0.upsert(ExternalUpsert(entity: entity, successors: successors, moved: moved)) }
+        modifyPart(keyPath) {
+            $0.upsert(ExternalUpsert(entity: entity, successors: successors, moved: moved, placeOnly: placeOnly))
+        }
     }
 
     /// Records that the source no longer holds the entity `id`.
@@ -267,7 +270,11 @@ struct EntityChangesPart<State, Entity: Identifiable & Equatable & Sendable>: Ex
                 var upsert = upsert
                 // The store's order waits to be written: it wins over the source's.
                 if local.orderPending { upsert.moved = false }
-                if upsert.moved || store[id] != upsert.entity { applyUpserts.append(upsert) }
+                if upsert.placeOnly {
+                    if upsert.moved, store.contains(id) { applyUpserts.append(upsert) }
+                } else if upsert.moved || store[id] != upsert.entity {
+                    applyUpserts.append(upsert)
+                }
             }
         }
         report.upserted += applyUpserts.count { !$0.placeOnly }
