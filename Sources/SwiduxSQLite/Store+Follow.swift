@@ -5,7 +5,7 @@ import Logging
 extension Store {
     /// Follows `database`: what other processes and connections commit to the tables of
     /// this store's writers (built with ``SwiduxDatabase/stateWriter(for:table:)``) reaches
-    /// the store through ``Store/applyExternalChanges(_:)`` — not written back, observed row
+    /// the store through `applyExternalChanges(_:)` — not written back, observed row
     /// by row, never undone, and an id with a local change not yet flushed keeps its local
     /// value. Stops when the store goes away.
     ///
