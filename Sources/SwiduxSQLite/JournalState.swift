@@ -9,7 +9,12 @@ final class JournalState: @unchecked Sendable {
     private let lock = NSLock()
     /// Written into the journal entries of this database's own flushes.
     let origin = UUID().uuidString
-    var logger = Logger(label: "swidux.external")
+    private var _logger = Logger(label: "swidux.external")
+    /// Where the feeds log skipped entries and read failures.
+    var logger: Logger {
+        get { lock.withLock { _logger } }
+        set { lock.withLock { _logger = newValue } }
+    }
     private var bindings: [any Sendable] = []
     private var hydrationCursor: Int64?
     private var hydratedWithoutJournal = false
