@@ -43,6 +43,19 @@ extension SwiduxDatabase {
         }
     }
 
+    /// Runs your own hydration read (several tables, custom requests) in one snapshot, and
+    /// notes the change-journal position it saw, so that `store.follow(database)` replays
+    /// from there instead of re-reading every table.
+    ///
+    /// ```swift
+    /// let state = try database.hydrate { db in
+    ///     AppState(lists: try AppDatabase.lists.fetchStore(db), items: try AppDatabase.items.fetchStore(db))
+    /// }
+    /// ```
+    public func hydrate<T>(_ read: (Database) throws -> T) throws -> T {
+        try guarded { try writer.read { db in try self.journaled(db) { try read(db) } } }
+    }
+
     /// Runs a hydration read and notes the journal sequence it saw: a feed started later
     /// replays from there (see ``ChangeFeed``).
     private func journaled<T>(_ db: Database, _ read: () throws -> T) throws -> T {
