@@ -85,7 +85,11 @@ func measureLatency(commits: Int) async throws -> (p50: Double, p95: Double, max
 
 func cpuSeconds() -> Double {
     var usage = rusage()
+    #if os(Linux)
+    getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+    #else
     getrusage(RUSAGE_SELF, &usage)
+    #endif
     return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
