@@ -324,6 +324,28 @@ struct ExternalChangesTests {
         #expect(errors.contains("row 98"))
     }
 
+    @Test("A store built with persistence(hydrating:) follows with one line; later commits reach it")
+    func followsAfterTheOneCallSetUp() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        let b = try await Follower(path: path, follow: false)
+        b.store.send(.put(todo(1, "before")))
+        try await b.store.flush()
+        let database = try SwiduxDatabase(path: path, migrations: XSchema.migrations)
+        var state = XState()
+        let persistence = try database.persistence(hydrating: &state, [
+            .entities(\.entries, in: XSchema.entries),
+            .entities(\.lists, in: XSchema.lists),
+            .entities(\.todos, in: XSchema.todos),
+        ], clock: TestClock())
+        let store = Store(initialState: state, reducer: XReducer(), environment: (), persistence: persistence)
+        try store.follow(database, every: .milliseconds(5))
+        b.store.send(.put(todo(2, "after")))
+        try await b.store.flush()
+        #expect(await eventually { store.state.todos.ids == [1, 2] })
+        #expect(!persistence.hasPendingWrites)
+    }
+
     @Test("The feed stops when the store goes away")
     func feedStopsWithTheStore() async throws {
         let directory = try TemporaryDirectory()
