@@ -9,6 +9,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
 for target in Swidux SwiduxSQLite SwiduxTesting; do
+  # Every article is reachable from the module's landing page (the page titled ``Target``).
+  catalog="Sources/$target/$target.docc"
+  landing="$(grep -l "^# \`\`$target\`\`" "$catalog"/*.md)"
+  for article in "$catalog"/*.md; do
+    name="$(basename "$article" .md)"
+    if [ "$article" != "$landing" ] && ! grep -q "<doc:$name>" "$landing"; then
+      echo "error: $target: article $name is not linked from $(basename "$landing") (add - <doc:$name> to its Topics)"
+      status=1
+    fi
+  done
   report="$(mktemp)"
   if ! swift package generate-documentation --target "$target" --warnings-as-errors \
       --enable-inherited-docs --experimental-skip-synthesized-symbols \
