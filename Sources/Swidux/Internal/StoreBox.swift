@@ -307,8 +307,11 @@ final class ScopedBox<ParentState, ParentAction, State, Action>: StoreBox<State,
 /// loop: `.send` chains deeper than the store allows, or middleware/observers that keep
 /// sending while actions are reduced. The rest of the chain is dropped.
 public struct DispatchLoopError: Error, CustomStringConvertible, Sendable {
+    /// How many synchronous sends (or queued actions) were counted when the loop was cut.
     public let depth: Int
+    /// The action that was dropped, as `String(describing:)` writes it.
     public let action: String
+    /// A one-line explanation for logs.
     public var description: String {
         "Swidux: possible dispatch loop: \(depth) synchronous sends in a row (last action: \(action)); dropping it"
     }
