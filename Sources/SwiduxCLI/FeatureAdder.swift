@@ -11,15 +11,21 @@ import Foundation
 /// | 5 action | `Features/<Name>/<Name>Action.swift`, `case <name>(<Name>Action)` in `AppAction` |
 /// | 6 reducer | `Features/<Name>/<Name>Reducer.swift`: `SwiduxReducer` |
 /// | 7 wiring | a `case` in `AppReducer` |
-/// | 8 writer | hydration and a `StateWriter` in `AppStore`, **appended after the existing writers** |
+/// | 8 writer | one `.entities(\.<names>, in: <Name>Table.table)` line in `AppStore.persistedEntities` (hydration and writer), **first** in the list |
 /// | 9 view | `Features/<Name>/<Name>ListView.swift`, behind `#if canImport(SwiftUI)`, linked from `RootView` |
 /// | 10 tests | `Tests/<Project>Tests/<Name>ReducerTests.swift` and `<Name>PersistenceTests.swift` |
 ///
-/// Writer order: a new feature is registered last. The seed's rule is "leaves first": an
-/// entity's writer comes after the writers of the entities it references. A new feature
-/// may reference existing ones, never the reverse (they were written before it existed),
-/// so appending keeps the order valid. If you later make an older entity reference a newer
-/// one, move its writer line below.
+/// Writer order: a new feature is listed first. SwiduxSQLite flushes every writer in one
+/// transaction with foreign keys checked at the commit, and recommends children first: an
+/// entity store comes before the stores it references, so that `ON DELETE CASCADE` or
+/// `SET NULL` never acts before a child's own deletion. A new feature may reference
+/// existing ones, never the reverse (they were written before it existed), so putting it
+/// first keeps the order valid. If you later make an older entity reference a newer one,
+/// move its line above the newer one's.
+///
+/// A project generated before the one-line form (its `AppStore.swift` has the `hydrate` and
+/// `writers` anchors: see `PersistenceLayout`) gets the two lines it had before, its
+/// writer appended last, as it used to ("leaves first").
 ///
 /// No `nonisolated init`: the generated package does not use main-actor default isolation
 /// (`swift-tools-version: 6.1` has no `defaultIsolation`), so value types are already nonisolated.
@@ -52,9 +58,14 @@ public enum FeatureAdder {
         let newFiles = FeatureTemplates.newFiles(project: project.typeName, feature: feature)
         var changes = newFiles.map { FileChange(path: $0.path, contents: $0.contents) }
 
+        // Step 8's form follows the project's AppStore.swift (if it cannot be read, the
+        // current form: the read below reports the file).
+        let appStore = try? read(FeatureTemplates.appStorePath(project: project.typeName), in: root)
+        let layout = appStore.map { PersistenceLayout(appStore: $0) } ?? .persistedEntities
+
         // Edits, grouped per file in first-use order.
         var edited: [(path: String, original: String, text: String)] = []
-        for insertion in FeatureTemplates.insertions(project: project.typeName, feature: feature) {
+        for insertion in FeatureTemplates.insertions(project: project.typeName, feature: feature, layout: layout) {
             let index: Int
             if let existing = edited.firstIndex(where: { $0.path == insertion.path }) {
                 index = existing

@@ -24,17 +24,97 @@ struct AddFeatureCommandTests {
         #expect(!after.keys.contains { $0.contains(".swidux-staging") })
 
         let store = try String(contentsOf: root.appendingPathComponent("Sources/Notes/App/AppStore.swift"), encoding: .utf8)
-        // Leaves first: the new feature's writer after the existing ones, the anchor last.
-        let todoWriter = try #require(store.range(of: #"stateWriter(for: \AppState.todos"#))
-        let tagWriter = try #require(store.range(of: #"stateWriter(for: \AppState.tags"#))
-        let anchor = try #require(store.range(of: "// swidux:writers"))
-        #expect(todoWriter.lowerBound < tagWriter.lowerBound && tagWriter.lowerBound < anchor.lowerBound)
+        // One line per entity store, children first: the newest feature first, below the anchor.
+        #expect(store.contains("""
+                        // swidux:persisted-entities
+                        .entities(\\.tags, in: TagTable.table),
+                        .entities(\\.todos, in: TodoTable.table),
+                    ]
+            """))
+        #expect(store.components(separatedBy: "in: TodoTable.table").count == 2)
+        #expect(!store.contains("stateWriter"))
 
         let state = try String(contentsOf: root.appendingPathComponent("Sources/Notes/App/AppState.swift"), encoding: .utf8)
         #expect(state.contains("    var todos = EntityStore<Todo>()\n"))
         #expect(state.contains("    var tags = EntityStore<Tag>()\n"))
         let marker = try ProjectMarker.read(from: root.appendingPathComponent(ProjectMarker.fileName))
         #expect(marker.features == ["Todo", "Tag"])
+    }
+
+    /// `AppStore.swift` as `swidux new` wrote it before the one-line form: hydration and
+    /// writers registered separately, at two anchors.
+    static let appStoreWithHydrateAndWriters = """
+        /// The app's store: Swidux's generic `Store` over this app's state and actions.
+        typealias AppStore = Store<AppState, AppAction>
+
+        extension Store where State == AppState, Action == AppAction {
+            static func live(
+                database: AppDatabase,
+                environment: AppEnvironment = AppEnvironment()
+            ) async throws -> AppStore {
+                var state = AppState()
+                try await AppStore.hydrate(&state, from: database)
+                return AppStore(
+                    initialState: state,
+                    reducer: AppReducer(),
+                    environment: environment,
+                    persistence: AppStore.persistence(database: database)
+                )
+            }
+
+            static func hydrate(_ state: inout AppState, from database: AppDatabase) async throws {
+                // swidux:hydrate
+            }
+
+            static func persistence(database: AppDatabase) -> PersistenceMiddleware<AppState> {
+                PersistenceMiddleware(writers: [
+                    // swidux:writers
+                ])
+            }
+        }
+
+        """
+
+    @Test func aProjectGeneratedWithHydrateAndWritersAnchorsKeepsGettingBoth() throws {
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let root = try generateProject(in: temp)
+        let url = root.appendingPathComponent("Sources/Notes/App/AppStore.swift")
+        try Data(Self.appStoreWithHydrateAndWriters.utf8).write(to: url)
+        #expect(runSwidux(["add", "feature", "Todo", "--path", root.path]).code == 0)
+        #expect(runSwidux(["add", "feature", "Tag", "--path", root.path]).code == 0)
+
+        let store = try String(contentsOf: url, encoding: .utf8)
+        #expect(store.contains("""
+                    state.todos = try await database.sqlite.hydrate(TodoTable.table)
+                    state.tags = try await database.sqlite.hydrate(TagTable.table)
+                    // swidux:hydrate
+            """))
+        #expect(store.contains("""
+                        database.sqlite.stateWriter(for: \\AppState.todos, table: TodoTable.table),
+                        database.sqlite.stateWriter(for: \\AppState.tags, table: TagTable.table),
+                        // swidux:writers
+            """))
+        #expect(!store.contains("persisted-entities") && !store.contains(".entities("))
+        // The generated test reopens the store through `live`, which both forms have.
+        let test = try String(contentsOf: root.appendingPathComponent("Tests/NotesTests/TodoPersistenceTests.swift"), encoding: .utf8)
+        #expect(test.contains("try await AppStore.live(database: database)") && !test.contains("AppStore.hydrate"))
+    }
+
+    @Test func anAppStoreWithNeitherFormIsRefusedNamingTheCurrentAnchor() throws {
+        let temp = try TemporaryDirectory()
+        defer { temp.remove() }
+        let root = try generateProject(in: temp)
+        let url = root.appendingPathComponent("Sources/Notes/App/AppStore.swift")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "// swidux:persisted-entities\n", with: "").utf8).write(to: url)
+        expectRefusal(["add", "feature", "Todo", "--path", root.path], in: temp,
+                      message: "'Sources/Notes/App/AppStore.swift' has no '// swidux:persisted-entities' line")
+
+        // An old-form file that lost one of its two anchors: the lost one is named.
+        try Data(Self.appStoreWithHydrateAndWriters.replacingOccurrences(of: "// swidux:writers\n", with: "").utf8).write(to: url)
+        expectRefusal(["add", "feature", "Todo", "--path", root.path], in: temp,
+                      message: "'Sources/Notes/App/AppStore.swift' has no '// swidux:writers' line")
     }
 
     @Test func reAddingAFeatureIsRefused() throws {

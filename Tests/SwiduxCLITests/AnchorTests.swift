@@ -38,6 +38,21 @@ struct AnchorTests {
         #expect(result == "        switch action {\n        case .todo(let action):\n            return nil\n        // swidux:feature-reducers\n        }")
     }
 
+    @Test func aBelowAnchorStaysFirstAndPutsTheNewestInsertionFirst() throws {
+        let list = "    [\n        // swidux:persisted-entities\n    ]\n"
+        var result = try Anchor.persistedEntities.insert(".entities(\\.lists, in: ListTable.table),", into: list, file: "AppStore.swift")
+        result = try Anchor.persistedEntities.insert(".entities(\\.items, in: ItemTable.table),\n", into: result, file: "AppStore.swift")
+        #expect(result == """
+                [
+                    // swidux:persisted-entities
+                    .entities(\\.items, in: ItemTable.table),
+                    .entities(\\.lists, in: ListTable.table),
+                ]
+
+            """)
+        #expect(Anchor.persistedEntities.placement == .below && Anchor.writers.placement == .above)
+    }
+
     @Test func aMissingAnchorFailsNamingTheAnchorAndTheFile() {
         #expect(throws: SwiduxCLIError.missingAnchor(anchor: "// swidux:writers", file: "AppStore.swift")) {
             try Anchor.writers.insert("x", into: text, file: "AppStore.swift")

@@ -35,7 +35,11 @@ struct TemplateTests {
         #expect(effect.contains("typealias Send = Swidux.Send<AppAction>"))
         #expect(try file("Sources/Notes/App/AppReducer.swift", in: files).contains("struct AppReducer: SwiduxReducer {"))
         #expect(try file("Sources/Notes/App/AppStore.swift", in: files).contains("typealias AppStore = Store<AppState, AppAction>"))
-        #expect(try file("Sources/Notes/App/AppStore.swift", in: files).contains("PersistenceMiddleware(writers: ["))
+        let store = try file("Sources/Notes/App/AppStore.swift", in: files)
+        #expect(store.contains("try database.sqlite.persistence(hydrating: &state, persistedEntities)"))
+        #expect(store.contains("static var persistedEntities: [PersistedEntities<AppState>] {"))
+        // One list: no separate hydration or writer registrations left.
+        #expect(!store.contains("stateWriter") && !store.contains("swidux:hydrate") && !store.contains("swidux:writers"))
         let entry = try file("Sources/Notes/App/NotesApp.swift", in: files)
         #expect(entry.contains("#if canImport(SwiftUI)\nimport SwiftUI"))
         #expect(entry.contains("public struct NotesApp: App {"))
@@ -53,6 +57,7 @@ struct TemplateTests {
             let text = try file(insertion.path, in: files)
             #expect(text.components(separatedBy: insertion.anchor.description).count == 2, "\(insertion.anchor) in \(insertion.path)")
         }
+        #expect(PersistenceLayout(appStore: try file(FeatureTemplates.appStorePath(project: "Notes"), in: files)) == .persistedEntities)
     }
 
     @Test func theManifestDeclaresToolsPlatformsAndLanguageMode() throws {
@@ -96,8 +101,32 @@ struct TemplateTests {
         #expect(snippets[.featureStates]?.contains("var todos = EntityStore<Todo>()") == true)
         #expect(snippets[.featureActions]?.contains("case todo(TodoAction)") == true)
         #expect(snippets[.featureReducers]?.contains("return TodoReducer().reduce(state: &state, action: action, environment: environment)") == true)
-        #expect(snippets[.writers]?.contains(#"stateWriter(for: \AppState.todos, table: TodoTable.table),"#) == true)
-        #expect(snippets[.hydrate]?.contains("state.todos = try await database.sqlite.hydrate(TodoTable.table)") == true)
+        #expect(snippets[.persistedEntities] == #".entities(\.todos, in: TodoTable.table),"#)
+        #expect(snippets[.writers] == nil && snippets[.hydrate] == nil)
         #expect(snippets[.migrations]?.contains(#"migrations.register("create todos")"#) == true)
+    }
+
+    @Test func aProjectGeneratedWithHydrateAndWritersAnchorsGetsTheTwoLinesItHadBefore() {
+        let insertions = FeatureTemplates.insertions(project: "Notes", feature: todo, layout: .hydrateAndWriters)
+        let snippets = Dictionary(grouping: insertions, by: \.anchor).mapValues { $0.map(\.snippet).joined() }
+        #expect(snippets[.hydrate] == "state.todos = try await database.sqlite.hydrate(TodoTable.table)")
+        #expect(snippets[.writers] == #"database.sqlite.stateWriter(for: \AppState.todos, table: TodoTable.table),"#)
+        #expect(snippets[.persistedEntities] == nil)
+        // Everything else is the same in both layouts.
+        let others = { (layout: PersistenceLayout) in
+            FeatureTemplates.insertions(project: "Notes", feature: todo, layout: layout)
+                .filter { ![.hydrate, .writers, .persistedEntities].contains($0.anchor) }.map { "\($0.path) \($0.anchor) \($0.snippet)" }
+        }
+        #expect(others(.hydrateAndWriters) == others(.persistedEntities))
+    }
+
+    @Test func theLayoutIsReadFromTheAnchorsOfAppStore() {
+        #expect(PersistenceLayout(appStore: "    // swidux:persisted-entities\n") == .persistedEntities)
+        #expect(PersistenceLayout(appStore: "  // swidux:hydrate\n  // swidux:writers\n") == .hydrateAndWriters)
+        // One old anchor left: the old form, so that the other one is reported missing by name.
+        #expect(PersistenceLayout(appStore: "// swidux:writers\n") == .hydrateAndWriters)
+        // No anchor at all: the current form (its anchor is the one reported missing).
+        #expect(PersistenceLayout(appStore: "// swidux:hydrated\n") == .persistedEntities)
+        #expect(PersistenceLayout(appStore: "") == .persistedEntities)
     }
 }

@@ -31,10 +31,33 @@ enum FeatureTemplates {
         ]
     }
 
-    /// Steps 4, 5, 7 and 8 (and the migration, navigation link and summary line).
-    static func insertions(project n: String, feature f: SwiftName) -> [Insertion] {
+    /// The project-relative path of `AppStore.swift`, whose ``PersistenceLayout`` decides
+    /// step 8's insertions.
+    static func appStorePath(project n: String) -> String {
+        "Sources/\(n)/App/AppStore.swift"
+    }
+
+    /// Steps 4, 5, 7 and 8 (and the migration, navigation link and summary line), step 8 in
+    /// the form of `layout`: one `.entities(…)` line, or (in a project generated before
+    /// that form) a hydration line and a `StateWriter`.
+    static func insertions(project n: String, feature f: SwiftName, layout: PersistenceLayout = .persistedEntities) -> [Insertion] {
         let t = f.typeName, c = f.caseName, p = f.propertyName
         let app = "Sources/\(n)/App"
+        let persistence: [Insertion] = switch layout {
+        case .persistedEntities: [
+            Insertion(path: appStorePath(project: n), anchor: .persistedEntities, snippet: """
+                .entities(\\.\(p), in: \(t)Table.table),
+                """),
+        ]
+        case .hydrateAndWriters: [
+            Insertion(path: appStorePath(project: n), anchor: .hydrate, snippet: """
+                state.\(p) = try await database.sqlite.hydrate(\(t)Table.table)
+                """),
+            Insertion(path: appStorePath(project: n), anchor: .writers, snippet: """
+                database.sqlite.stateWriter(for: \\AppState.\(p), table: \(t)Table.table),
+                """),
+        ]
+        }
         return [
             Insertion(path: "\(app)/AppState.swift", anchor: .featureStates, snippet: """
                 /// Every \(t), persisted in `\(t)Table`.
@@ -48,12 +71,7 @@ enum FeatureTemplates {
                 case .\(c)(let action):
                     return \(t)Reducer().reduce(state: &state, action: action, environment: environment)
                 """),
-            Insertion(path: "\(app)/AppStore.swift", anchor: .hydrate, snippet: """
-                state.\(p) = try await database.sqlite.hydrate(\(t)Table.table)
-                """),
-            Insertion(path: "\(app)/AppStore.swift", anchor: .writers, snippet: """
-                database.sqlite.stateWriter(for: \\AppState.\(p), table: \(t)Table.table),
-                """),
+        ] + persistence + [
             Insertion(path: "Sources/\(n)/Services/AppDatabase.swift", anchor: .migrations, snippet: """
                 migrations.register("create \(p)") { db in try db.createEntityTable(\(t)Table.table) }
                 """),
@@ -95,7 +113,7 @@ enum FeatureTemplates {
         /// For real columns (indexes, foreign keys), make `\#(t)` a GRDB record and use
         /// `EntityTable(recordsOf:)` with a migration that declares the columns.
         enum \#(t)Table {
-            /// The table, for hydration and the state writer.
+            /// The table, listed in `AppStore.persistedEntities` (hydration and writer).
             static let table = EntityTable<\#(t)>(named: "\#(p)")
         }
 
@@ -241,10 +259,9 @@ enum FeatureTemplates {
                 store.send(.\#(c)(.delete(id: deleted)))
                 try await store.flush()
 
-                var loaded = AppState()
-                try await AppStore.hydrate(&loaded, from: database)
-                #expect(loaded.\#(p).values.map(\.title) == ["Kept"])
-                #expect(loaded.\#(p).values == store.\#(p).values)
+                let reopened = try await AppStore.live(database: database)
+                #expect(reopened.\#(p).values.map(\.title) == ["Kept"])
+                #expect(reopened.\#(p).values == store.\#(p).values)
             }
         }
 

@@ -156,40 +156,40 @@ enum ProjectTemplates {
 
     static func appStore() -> String {
         #"""
+        import SwiduxSQLite
+
         /// The app's store: Swidux's generic `Store` over this app's state and actions.
         typealias AppStore = Store<AppState, AppAction>
 
         extension Store where State == AppState, Action == AppAction {
-            /// Opens the store on `database`: loads every table into the initial state,
-            /// then persists every change the reducers make, debounced, with no further code.
+            /// Opens the store on `database`: loads every persisted entity store into the
+            /// initial state (from one snapshot), then persists every change the reducers
+            /// make, debounced, with no further code.
             static func live(
                 database: AppDatabase,
                 environment: AppEnvironment = AppEnvironment()
             ) async throws -> AppStore {
                 var state = AppState()
-                try await AppStore.hydrate(&state, from: database)
+                let persistence = try database.sqlite.persistence(hydrating: &state, persistedEntities)
                 return AppStore(
                     initialState: state,
                     reducer: AppReducer(),
                     environment: environment,
-                    persistence: AppStore.persistence(database: database)
+                    persistence: persistence
                 )
             }
 
-            /// Loads each feature's table into `state`. Records no changes.
-            static func hydrate(_ state: inout AppState, from database: AppDatabase) async throws {
-                // swidux:hydrate
-            }
-
-            /// The persistence middleware with one writer per `EntityStore`.
+            /// Every persisted `EntityStore` of `AppState` and its table, one line each:
+            /// `live` hydrates them and writes them back, in this order, one transaction per flush.
             ///
-            /// Writers flush in this order. Leaves first: the writer of an entity must come
-            /// after the writers of the entities it references. `swidux add feature` appends
-            /// the new feature's writer last (a new feature may reference the existing ones).
-            static func persistence(database: AppDatabase) -> PersistenceMiddleware<AppState> {
-                PersistenceMiddleware(writers: [
-                    // swidux:writers
-                ])
+            /// Order: children first — a store whose entities reference another store's comes
+            /// before it (then `ON DELETE CASCADE` never acts before a child's own deletion).
+            /// `swidux add feature` puts the new feature's line first, below the `swidux:`
+            /// line (a new feature may reference the existing ones, not the reverse).
+            static var persistedEntities: [PersistedEntities<AppState>] {
+                [
+                    // swidux:persisted-entities
+                ]
             }
         }
 
