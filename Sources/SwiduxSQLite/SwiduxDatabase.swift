@@ -8,11 +8,10 @@ import GRDB
 /// ```swift
 /// let database = try SwiduxDatabase(path: "/path/to/app.sqlite", migrations: .app)
 /// var state = AppState()
-/// state.todos = try await database.hydrate(AppDatabase.todos)
-///
-/// let persistence = PersistenceMiddleware<AppState>(writers: [
-///     database.stateWriter(for: \.todos, table: AppDatabase.todos),
+/// let persistence = try database.persistence(hydrating: &state, [
+///     .entities(\.todos, in: AppDatabase.todos),
 /// ])
+/// let store = Store(initialState: state, reducer: AppReducer(), environment: .live, persistence: persistence)
 /// ```
 ///
 /// The file is never deleted, truncated or overwritten when it cannot be used: the
@@ -70,7 +69,10 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// byte as it was.
     ///
     /// ```swift
-    /// let url = URL.applicationSupportDirectory.appending(path: "app.sqlite")
+    /// // Application Support does not exist on a fresh install: create it first.
+    /// let directory = URL.applicationSupportDirectory
+    /// try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// let url = directory.appending(path: "app.sqlite")
     /// let database = try SwiduxDatabase(path: url.path, migrations: .app)
     ///
     /// // A command that only lists: no file created, nothing written.
