@@ -55,12 +55,19 @@ public final class UndoMiddleware<State> {
     private var patchRedo: [StatePatch] = []
     private var patchCoalescingRun = false
 
+    /// An empty history that keeps at most `maxDepth` undo steps.
+    ///
+    /// ```swift
+    /// let store = Store(initialState: state, reducer: reducer, environment: env,
+    ///                   undo: UndoMiddleware(maxDepth: 50))
+    /// ```
     public init(maxDepth: Int = 100) {
         precondition(maxDepth > 0, "UndoMiddleware: maxDepth must be positive")
         self.maxDepth = maxDepth
     }
 
-    /// Records `state` (the state before a reduce) as an undo step and clears redo.
+    /// Standalone (snapshot mode): records `state` (the state before a reduce) as an undo
+    /// step and clears redo.
     /// With `coalescing`, consecutive coalescing calls form one step: only the first pushes.
     public func willReduce(state: State, coalescing: Bool = false) {
         redoStack.removeAll()
@@ -69,7 +76,8 @@ public final class UndoMiddleware<State> {
         push(state)
     }
 
-    /// The state to go back to, or `nil` if there is none; `current` becomes redoable.
+    /// Standalone (snapshot mode): the state to go back to, or `nil` if there is none;
+    /// `current` becomes redoable.
     public func undo(current: State) -> State? {
         guard let previous = undoStack.popLast() else { return nil }
         redoStack.append(current)
@@ -77,7 +85,8 @@ public final class UndoMiddleware<State> {
         return previous
     }
 
-    /// The state to go forward to, or `nil` if there is none; `current` becomes undoable.
+    /// Standalone (snapshot mode): the state to go forward to, or `nil` if there is none;
+    /// `current` becomes undoable.
     public func redo(current: State) -> State? {
         guard let next = redoStack.popLast() else { return nil }
         push(current)
