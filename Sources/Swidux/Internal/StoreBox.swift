@@ -244,7 +244,14 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         tracker.notify(tracker.collect(&state))
     }
 
+    /// `canUndo` and `canRedo` as last notified.
+    private var notifiedUndoStatus = (canUndo: false, canRedo: false)
+
+    /// Notifies `canUndo`/`canRedo` observers if either changed.
     private func undoStatusChanged() {
+        let status = (canUndo: canUndo, canRedo: canRedo)
+        guard status != notifiedUndoStatus else { return }
+        notifiedUndoStatus = status
         registrar.willSet(self, keyPath: \.undoStatus)
         undoStatus &+= 1
         registrar.didSet(self, keyPath: \.undoStatus)

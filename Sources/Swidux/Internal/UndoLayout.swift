@@ -299,15 +299,41 @@ extension EntityStore: UndoRecordingStore {
 /// Reads and mutates (in place) a field of the state, possibly nested, by applying the
 /// key paths of the path one after the other.
 struct FieldAccess<State, Value> {
-    let get: (State) -> Value
-    let modify: (inout State, (inout Value) -> Void) -> Void
+    private let getter: (State) -> Value
+    private let modifier: (inout State, (inout Value) -> Void) -> Void
+    /// A property of the state itself (one key path, never an appended one): applied directly.
+    private let direct: WritableKeyPath<State, Value>?
+    private let isRoot: Bool
+
+    private init(getter: @escaping (State) -> Value, modifier: @escaping (inout State, (inout Value) -> Void) -> Void,
+                 direct: WritableKeyPath<State, Value>?, isRoot: Bool) {
+        self.getter = getter
+        self.modifier = modifier
+        self.direct = direct
+        self.isRoot = isRoot
+    }
+
+    func get(_ state: State) -> Value {
+        if let direct { return state[keyPath: direct] }
+        return getter(state)
+    }
+
+    func modify(_ state: inout State, _ body: (inout Value) -> Void) {
+        if let direct { return body(&state[keyPath: direct]) }
+        modifier(&state, body)
+    }
 
     /// The field `keyPath` of this one.
     func appending<Child>(_ keyPath: WritableKeyPath<Value, Child>) -> FieldAccess<State, Child> {
-        let get = self.get, modify = self.modify
+        if isRoot, let direct = keyPath as? WritableKeyPath<State, Child> {
+            return FieldAccess<State, Child>(getter: { $0[keyPath: direct] }, modifier: { state, body in body(&state[keyPath: direct]) },
+                                             direct: direct, isRoot: false)
+        }
+        let parent = self
         return FieldAccess<State, Child>(
-            get: { get($0)[keyPath: keyPath] },
-            modify: { state, body in modify(&state) { body(&$0[keyPath: keyPath]) } }
+            getter: { parent.get($0)[keyPath: keyPath] },
+            modifier: { state, body in parent.modify(&state) { body(&$0[keyPath: keyPath]) } },
+            direct: nil, isRoot: false
         )
     }
 }
@@ -315,6 +341,6 @@ struct FieldAccess<State, Value> {
 extension FieldAccess where Value == State {
     /// The whole state.
     static var root: FieldAccess {
-        FieldAccess(get: { $0 }, modify: { state, body in body(&state) })
+        FieldAccess(getter: { $0 }, modifier: { state, body in body(&state) }, direct: nil, isRoot: true)
     }
 }
