@@ -88,6 +88,7 @@ let package = Package(
                 "Swidux", "SwiduxSQLite", "SwiduxTesting", "swidux-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

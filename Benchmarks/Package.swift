@@ -36,6 +36,10 @@ let package = Package(
         ]),
         benchmark("UndoMemory", ["CMallocInfo"]),
         benchmark("RowObservation"),
+        benchmark("ExternalChanges", [
+            .product(name: "SwiduxSQLite", package: "Swidux"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

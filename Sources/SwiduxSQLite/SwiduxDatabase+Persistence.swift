@@ -57,9 +57,8 @@ extension SwiduxDatabase {
                          "SwiduxDatabase.persistence: the table \(store.tableName) is listed twice")
         }
         let fetches = stores.map(\.mapping.fetch)
-        let fetched: [any Sendable] = try guarded {
-            try writer.read { db in try fetches.map { try $0(db) } }
-        }
+        // Notes the change-journal position too, for `store.follow(database)`.
+        let fetched: [any Sendable] = try hydrate { db in try fetches.map { try $0(db) } }
         for (store, value) in zip(stores, fetched) { store.mapping.assign(value, to: &state) }
         return PersistenceMiddleware(
             writers: stores.map { $0.mapping.writer(on: self) },

@@ -215,6 +215,11 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     public let access: Access
 
     private let lifecycle = Lifecycle()
+    /// The change journal's state: origin token, bound tables, own writes (see `JournalState`).
+    let journal = JournalState()
+
+    /// `true` once ``close()`` was called.
+    var isClosed: Bool { lifecycle.isClosed }
 
     private init(opened writer: any DatabaseWriter, path: String?, access: Access) {
         self.writer = writer
@@ -289,10 +294,14 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         guard !operations.isEmpty else { return }
         if access == .readOnly, !lifecycle.isClosed { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
         try await guarded {
-            try await writer.write { db in
+            let own = try await writer.write { db in
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                let mark = try self.journalMark(db)
                 for operation in operations { try operation(db) }
+                // A following feed skips what this flush wrote (see ChangeFeed).
+                return try mark.map { try self.tagOwnEntries(db, after: $0) } ?? []
             }
+            journal.recordOwn(own)
         }
     }
 
