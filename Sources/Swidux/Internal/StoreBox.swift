@@ -118,7 +118,9 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         }
         let layout = undoLayout(for: state)
         isRecordingUndo = true
-        let recording = layout.begin(&state)
+        // Only the ids it removes matter: nothing holds the storage (an edit path that does
+        // not capture, e.g. external changes, must not copy it).
+        let recording = layout.begin(&state, retaining: false)
         edit(&state)
         let patch = layout.end(recording, &state)
         isRecordingUndo = false

@@ -92,10 +92,10 @@ final class UndoLayout<State> {
 
     /// Starts recording a step: installs a capture in each entity store, keeps each field.
     /// O(stores + fields).
-    func begin(_ state: inout State) -> Recording {
+    func begin(_ state: inout State, retaining: Bool = true) -> Recording {
         var recording = Recording(captures: [], fieldValues: [], fieldSnapshots: [])
         recording.captures.reserveCapacity(stores.count)
-        for slot in stores { recording.captures.append(slot.begin(&state)) }
+        for slot in stores { recording.captures.append(slot.begin(&state, retaining: retaining)) }
         recording.fieldValues.reserveCapacity(fields.count)
         recording.fieldSnapshots.reserveCapacity(fields.count)
         for slot in fields {
@@ -178,7 +178,7 @@ struct StatePatch {
 @MainActor
 class StoreSlot<State> {
     // Abstract: see TypedStoreSlot.
-    func begin(_ state: inout State) -> AnyObject { fatalError("abstract") }
+    func begin(_ state: inout State, retaining: Bool) -> AnyObject { fatalError("abstract") }
     func end(_ capture: AnyObject, _ state: inout State) -> Any? { fatalError("abstract") }
     func apply(_ patch: Any, to state: inout State) { fatalError("abstract") }
     func merge(_ newer: Any, into older: Any) -> Any { fatalError("abstract") }
@@ -195,9 +195,9 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
         self.access = access
     }
 
-    override func begin(_ state: inout State) -> AnyObject {
+    override func begin(_ state: inout State, retaining: Bool) -> AnyObject {
         var capture: EntityUndoCapture<Entity>!
-        access.modify(&state) { capture = $0.beginUndoCapture() }
+        access.modify(&state) { capture = $0.beginUndoCapture(retaining: retaining) }
         return capture
     }
 

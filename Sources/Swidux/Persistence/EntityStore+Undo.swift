@@ -126,7 +126,7 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
     let startFingerprint: ChangeFingerprint
     var patch = EntityUndoPatch<Entity>()
 
-    init(storage: EntityStore<Entity>.Storage, fingerprint: ChangeFingerprint) {
+    init(storage: EntityStore<Entity>.Storage?, fingerprint: ChangeFingerprint) {
         retained = storage
         startFingerprint = fingerprint
     }
@@ -221,9 +221,11 @@ extension EntityStore {
         capture.record(event(), in: storage)
     }
 
-    /// Starts recording an undo step in this store.
-    mutating func beginUndoCapture() -> EntityUndoCapture<Entity> {
-        let capture = EntityUndoCapture(storage: storage, fingerprint: _changeFingerprint)
+    /// Starts recording an undo step in this store. `retaining`: hold the storage until the
+    /// first captured mutation, so that a wholesale replacement is recorded too (a mutation
+    /// path that does not capture would then copy the storage).
+    mutating func beginUndoCapture(retaining: Bool = true) -> EntityUndoCapture<Entity> {
+        let capture = EntityUndoCapture(storage: retaining ? storage : nil, fingerprint: _changeFingerprint)
         _undoCapture = capture
         return capture
     }
