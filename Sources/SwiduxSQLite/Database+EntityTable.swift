@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 
+/// Creating entity tables inside GRDB migrations.
 extension Database {
     /// Creates the table of the Codable mapping (``EntityTable/init(named:)``): an `id`
     /// primary key (INTEGER for integer ids, TEXT for strings, BLOB for UUIDs), an
@@ -40,6 +41,7 @@ extension Database {
     }
 }
 
+/// Declaring the columns of entity tables.
 extension TableDefinition {
     /// Adds the indexed integer column an ``EntityTable`` keeps the order in
     /// (`position`, not null, default 0). For tables of the record mapping.

@@ -54,6 +54,8 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
     let fetchAllRows: @Sendable (Database, EntityTable) throws -> [Entity]
     let encodeRow: @Sendable (inout RowEncoder, Entity) throws -> Void
     let valueColumns: [String]?   // fixed for the JSON mapping, per batch for records
+    /// The Codable mapping's `data` column: the entity's JSON (`nil` for records).
+    let encodeJSON: (@Sendable (JSONEncoder, Entity) throws -> String)?
     /// One row (`SELECT *`) to an entity, for the change feed (EntityTable+Changes).
     let decodeRow: @Sendable (Row) throws -> Entity
 
@@ -95,6 +97,11 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
             }
             encoder.values = [entity.id.databaseValue, String(decoding: data, as: UTF8.self).databaseValue]
         }
+        self.encodeJSON = { json, entity in
+            do { return String(decoding: try json.encode(entity), as: UTF8.self) } catch {
+                throw SwiduxDatabaseError(path: nil, cause: .unencodable(table: name), underlying: error)
+            }
+        }
     }
 
     /// The record mapping: the entity's GRDB record encoding gives the columns, plus the
@@ -133,6 +140,7 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         self.idColumn = idColumn
         self.positionColumn = positionColumn
         self.valueColumns = nil
+        self.encodeJSON = nil
         self.decodeRow = { row in try Entity(row: row) }
         self.fetchAllRows = { db, table in
             let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) ORDER BY \(table.positionColumn.quotedDatabaseIdentifier), \(table.idColumn.quotedDatabaseIdentifier)"
@@ -222,7 +230,29 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
             }
         }
 
-        if !batch.writes.isEmpty {
+        if !batch.writes.isEmpty, let encodeJSON, let valueColumns {
+            // The Codable mapping: fixed columns, each row's three values bound directly.
+            let json = JSONEncoder()
+            var nextPosition: Int64?   // fetched at the first insertion
+            var upsert: Statement?
+            var update: Statement?
+            for entity in batch.writes {
+                let data = try encodeJSON(json, entity).databaseValue
+                let entityID = entity.id.databaseValue
+                if batch.insertions.contains(entity.id) {
+                    if nextPosition == nil {
+                        nextPosition = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(\(position)) FROM \(table)")) ?? -1) + 1
+                    }
+                    if upsert == nil { upsert = try db.cachedStatement(sql: upsertSQL(columns: valueColumns)) }
+                    try upsert!.execute(arguments: [entityID, data, nextPosition!.databaseValue])
+                    nextPosition! += 1
+                } else {
+                    if update == nil { update = try db.cachedStatement(sql: updateSQL(columns: valueColumns, idIndex: 0)) }
+                    try update!.execute(arguments: [data, entityID])
+                    if db.changesCount == 0 { vanished.append(entity.id) }
+                }
+            }
+        } else if !batch.writes.isEmpty {
             var nextPosition: Int64?   // fetched at the first insertion
             var encoder = RowEncoder()
             if let valueColumns { encoder.columns = valueColumns }

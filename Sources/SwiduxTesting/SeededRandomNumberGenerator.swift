@@ -6,10 +6,14 @@
 /// let id = Int.random(in: 0..<100, using: &rng)
 /// ```
 public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
+    /// The generator's current state: a generator created with this value as its seed
+    /// continues the same sequence.
     public private(set) var state: UInt64
 
+    /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits of the sequence.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

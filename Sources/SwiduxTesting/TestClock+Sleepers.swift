@@ -1,3 +1,4 @@
+/// Waiting for effects to reach their `sleep` before advancing the clock.
 extension TestClock {
     /// Waits, in real time and at most `timeout`, until something sleeps on this clock.
     ///

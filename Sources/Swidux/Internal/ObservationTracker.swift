@@ -29,10 +29,14 @@ final class ObservationTracker<State>: Observable {
     /// The member behind the registrar keys of entity entries: `\.[entry: n]`.
     nonisolated subscript(entry token: Int) -> Int { token }
 
-    /// The member behind the registrar keys of slices: `\.observedState!.ui` (a key of
-    /// stored-property components hashes and compares faster than one with computed ones).
-    /// Never set, never read.
-    nonisolated(unsafe) private(set) var observedState: State?
+    /// The subject of the registrar keys of slices (`\SliceKeys.[slice: n]`).
+    let sliceKeys = SliceKeys()
+    private var nextSliceToken = 0
+
+    func makeSliceKey() -> KeyPath<SliceKeys, Int> {
+        nextSliceToken += 1
+        return \SliceKeys.[slice: nextSliceToken]
+    }
 
     private var nextToken = 0
     /// Keys of entries that fired and were removed; after `willSet`, no observer is left on them.
@@ -53,10 +57,21 @@ final class ObservationTracker<State>: Observable {
         var listed = false
         /// The group of the state's stored property the key path starts with, if known.
         var group: SliceGroup?
+        /// The key path read (for the lookup by identity); kept alive by `TypedSlice.path`.
+        unowned(unsafe) let pathObject: AnyKeyPath
+        /// Its registrar key, rooted in a non-generic type (see ``SliceKeys``).
+        let key: KeyPath<SliceKeys, Int>
+        init(pathObject: AnyKeyPath, key: KeyPath<SliceKeys, Int>) {
+            self.pathObject = pathObject
+            self.key = key
+        }
         /// Registers a read with the current observer.
-        func access(_ tracker: ObservationTracker) { fatalError("abstract") }
+        final func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker.sliceKeys, keyPath: key) }
         /// Notifies the observers of this slice.
-        func notify(_ tracker: ObservationTracker) { fatalError("abstract") }
+        final func notify(_ tracker: ObservationTracker) {
+            tracker.registrar.willSet(tracker.sliceKeys, keyPath: key)
+            tracker.registrar.didSet(tracker.sliceKeys, keyPath: key)
+        }
         /// `true` if the value changed since the last call or `rebase`.
         func changed(_ state: State) -> Bool { fatalError("abstract") }
         /// Remembers the current value (the reader just saw it).
@@ -68,16 +83,12 @@ final class ObservationTracker<State>: Observable {
     /// A slice of a known type, with its registrar key built once.
     class TypedSlice<Value>: Slice {
         let path: KeyPath<State, Value>
-        let key: KeyPath<ObservationTracker<State>, Value>
-        init(path: KeyPath<State, Value>) {
+        init(path: KeyPath<State, Value>, key: KeyPath<SliceKeys, Int>) {
             self.path = path
-            self.key = (\ObservationTracker<State>.observedState!).appending(path: path)
+            super.init(pathObject: path, key: key)
         }
-        override func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker, keyPath: key) }
-        override func notify(_ tracker: ObservationTracker) {
-            tracker.registrar.willSet(tracker, keyPath: key)
-            tracker.registrar.didSet(tracker, keyPath: key)
-        }
+        /// Remembers `value`, just read at `path` from `state`.
+        func rebase(_ value: Value, in state: State) { rebase(state) }
     }
 
     final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
@@ -89,18 +100,39 @@ final class ObservationTracker<State>: Observable {
             return true
         }
         override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
+        override func rebase(_ value: Value, in state: State) { last = value.changeFingerprint }
     }
 
     final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
-        var last: Value?
-        override func changed(_ state: State) -> Bool {
-            let now = state[keyPath: path]
-            if let last, last == now { return false }
-            last = now
-            return true
+        /// The remembered value, in `storage` when `hasLast`: an optional of a generic type
+        /// would have its metadata looked up at run time on every dispatch.
+        private let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        private var hasLast = false
+        deinit {
+            if hasLast { storage.deinitialize(count: 1) }
+            storage.deallocate()
         }
-        override func rebase(_ state: State) { last = state[keyPath: path] }
-        override func forget() { last = nil }
+        /// `true` if the value differs from the remembered one (a slice that changed is
+        /// disarmed and forgets it: nothing is remembered then).
+        override func changed(_ state: State) -> Bool {
+            guard hasLast else { return true }
+            return storage.pointee != state[keyPath: path]
+        }
+        override func rebase(_ state: State) { remember(state[keyPath: path]) }
+        override func rebase(_ value: Value, in state: State) { remember(value) }
+        private func remember(_ value: Value) {
+            if hasLast {
+                storage.pointee = value
+            } else {
+                storage.initialize(to: value)
+                hasLast = true
+            }
+        }
+        override func forget() {
+            guard hasLast else { return }
+            storage.deinitialize(count: 1)
+            hasLast = false
+        }
     }
 
     /// Any other value: compared structurally (see ``ChangeDetector``).
@@ -234,8 +266,23 @@ final class ObservationTracker<State>: Observable {
         return group
     }
 
-    /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
-    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
+    /// Slices recently looked up, by the identity of their key path (a key path literal is
+    /// one object, read again and again): a hit costs no key-path hashing.
+    /// (`AnyObject?`, not `Slice?`: a concrete element type needs no run-time metadata lookup.)
+    private var recentSlices = [AnyObject?](repeating: nil, count: 32)
+
+    @inline(__always)
+    private static func recentIndex(_ keyPath: AnyKeyPath) -> Int {
+        Int(truncatingIfNeeded: (UInt(bitPattern: ObjectIdentifier(keyPath)) >> 4) & 31)
+    }
+
+    /// The entry of `keyPath`, created on first use.
+    private func slice<Value>(for keyPath: KeyPath<State, Value>, _ state: @autoclosure () -> State) -> Slice {
+        let index = Self.recentIndex(keyPath)
+        if let object = recentSlices[index] {
+            let recent = unsafeDowncast(object, to: Slice.self)
+            if recent.pathObject === keyPath { return recent }
+        }
         let slice: Slice
         if let found = slices[keyPath] {
             slice = found
@@ -245,20 +292,46 @@ final class ObservationTracker<State>: Observable {
             slice.group = group(for: keyPath, state())
             slices[keyPath] = slice
         }
+        recentSlices[index] = slice
+        return slice
+    }
+
+    /// Reads `keyPath` in `state`, registers the read with the current observer (if any) and
+    /// arms its entry.
+    func read<Value>(_ keyPath: KeyPath<State, Value>, in state: State) -> Value {
+        let value = state[keyPath: keyPath]
+        let slice = slice(for: keyPath, state)
         if !slice.armed {
-            slice.rebase(state())
-            slice.armed = true
-            if let group = slice.group {
-                if !slice.listed { group.armed.append(slice) }
-                group.armedCount += 1
-                groupedArmedCount += 1
-            } else {
-                if !slice.listed { armedSlices.append(slice) }
-                ungroupedArmedCount += 1
-            }
-            slice.listed = true
+            // The entry of this key path is a `TypedSlice<Value>` (see `makeSlice`).
+            unsafeDowncast(slice, to: TypedSlice<Value>.self).rebase(value, in: state)
+            arm(slice)
         }
         slice.access(self)
+        return value
+    }
+
+    /// Registers a read of `keyPath` with the current observer (if any) and arms its entry.
+    func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
+        let slice = slice(for: keyPath, state())
+        if !slice.armed {
+            slice.rebase(state())
+            arm(slice)
+        }
+        slice.access(self)
+    }
+
+    /// Marks a rebased slice armed and lists it.
+    private func arm(_ slice: Slice) {
+        slice.armed = true
+        if let group = slice.group {
+            if !slice.listed { group.armed.append(slice) }
+            group.armedCount += 1
+            groupedArmedCount += 1
+        } else {
+            if !slice.listed { armedSlices.append(slice) }
+            ungroupedArmedCount += 1
+        }
+        slice.listed = true
     }
 
     private func makeSlice<Value>(_ keyPath: KeyPath<State, Value>, _ state: State) -> Slice {
@@ -266,26 +339,30 @@ final class ObservationTracker<State>: Observable {
         case .fingerprint:
             if let type = Value.self as? any ChangeFingerprinting.Type {
                 func typed<F: ChangeFingerprinting>(_: F.Type) -> Slice {
-                    FingerprintSlice(path: keyPath as! KeyPath<State, F>)
+                    FingerprintSlice(path: keyPath as! KeyPath<State, F>, key: makeSliceKey())
                 }
                 return typed(type)
             }
         case .equatable:
             if let type = Value.self as? any Equatable.Type {
                 func typed<E: Equatable>(_: E.Type) -> Slice {
-                    EquatableSlice(path: keyPath as! KeyPath<State, E>)
+                    EquatableSlice(path: keyPath as! KeyPath<State, E>, key: makeSliceKey())
                 }
                 return typed(type)
             }
         case .identity, .fields, .opaque:
             break
         }
-        return StructuralSlice(path: keyPath)
+        return StructuralSlice(path: keyPath, key: makeSliceKey())
     }
 
     /// Drops the entries of key paths not read since they fired; amortized O(1) per new entry.
     private func sweepDisarmedSlices() {
         for (path, slice) in slices where !slice.armed { slices[path] = nil }
+        // Swept slices must not be found by identity (their key path may be freed).
+        for index in recentSlices.indices {
+            if let object = recentSlices[index], !unsafeDowncast(object, to: Slice.self).armed { recentSlices[index] = nil }
+        }
     }
 
     // MARK: Entity store slices
@@ -310,18 +387,30 @@ final class ObservationTracker<State>: Observable {
     /// `true` when a dispatch has anything to check.
     var isTracking: Bool { ungroupedArmedCount > 0 || groupedArmedCount > 0 || entitySliceCount > 0 }
 
-    /// The entries to notify after a change of the state; disarms them. Empties the entity
-    /// stores' observation logs (hence `inout`; nothing else is written).
-    func collect(_ state: inout State) -> Fired {
-        var fired = Fired()
+    /// What the last `collect` found, until `notifyCollected` (kept by the tracker, so that
+    /// a dispatch builds no generic value: their metadata is looked up at run time).
+    private var firedFirst: Slice?
+    private var firedMore: [Slice] = []
+    private var firedKeys: [Key] = []
+
+    private func fired(_ slice: Slice) {
+        if firedFirst == nil { firedFirst = slice } else { firedMore.append(slice) }
+    }
+
+    /// Finds the entries to notify after a change of the state and disarms them
+    /// (``notifyCollected()`` notifies them). Empties the entity stores' observation logs
+    /// (hence `inout`; nothing else is written).
+    func collect(_ state: inout State) {
         var comparisons = ungroupedArmedCount
         if ungroupedArmedCount > 0 {
+            var firedHere = 0
             for slice in armedSlices where slice.armed && slice.changed(state) {
                 slice.armed = false
                 slice.forget()
-                fired.slices.append(slice)
+                fired(slice)
+                firedHere += 1
             }
-            ungroupedArmedCount -= fired.slices.count
+            ungroupedArmedCount -= firedHere
             Self.compact(&armedSlices, armed: ungroupedArmedCount)
         }
         if groupedArmedCount > 0 || !groupList.isEmpty {
@@ -342,7 +431,7 @@ final class ObservationTracker<State>: Observable {
                 for slice in group.armed where slice.armed && slice.changed(state) {
                     slice.armed = false
                     slice.forget()
-                    fired.slices.append(slice)
+                    fired(slice)
                     firedHere += 1
                 }
                 if firedHere > 0 {
@@ -354,9 +443,8 @@ final class ObservationTracker<State>: Observable {
         }
         lastComparisonCount = comparisons
         if entitySliceCount > 0 {
-            for slice in entitySliceList { slice.collect(&state, into: &fired.entities) }
+            for slice in entitySliceList { slice.collect(&state, into: &firedKeys) }
         }
-        return fired
     }
 
     /// Drops the disarmed slices from `list` once they outnumber the `armed` ones (amortized
@@ -371,28 +459,45 @@ final class ObservationTracker<State>: Observable {
         list = kept
     }
 
-    /// What ``collect(_:)`` found.
-    struct Fired {
-        var slices: [Slice] = []
-        var entities: [Key] = []
-        var isEmpty: Bool { slices.isEmpty && entities.isEmpty }
+    /// Notifies the observers of what ``collect(_:)`` found (they may read and re-arm from
+    /// their `onChange`, or cause another collect: the found entries are taken first).
+    func notifyCollected() {
+        let first = firedFirst
+        firedFirst = nil
+        guard !firedMore.isEmpty || !firedKeys.isEmpty else {
+            first?.notify(self)
+            return
+        }
+        notifyMany(first)
     }
 
-    /// Notifies the observers of `fired` (they may read and re-arm from their `onChange`).
-    func notify(_ fired: Fired) {
-        guard !fired.isEmpty else { return }
-        for slice in fired.slices { slice.notify(self) }
-        for key in fired.entities {
+    /// Several entries fired (kept apart: the generic arrays' metadata would be looked up on
+    /// every call of the single-entry path).
+    @inline(never)
+    private func notifyMany(_ first: Slice?) {
+        let more = firedMore, keys = firedKeys
+        firedMore = []
+        firedKeys = []
+        first?.notify(self)
+        for slice in more { slice.notify(self) }
+        for key in keys {
             registrar.willSet(self, keyPath: key)
             registrar.didSet(self, keyPath: key)
         }
-        freeKeys.append(contentsOf: fired.entities)
+        freeKeys.append(contentsOf: keys)
     }
 
     /// The number of armed entries (slices, rows, memberships). For tests.
     var trackedEntryCount: Int {
         ungroupedArmedCount + groupedArmedCount + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
     }
+}
+
+/// The subject of the registrar keys of slices: a non-generic type, so that registering an
+/// access or a change looks no generic metadata up at run time. Never read: the registrar
+/// only hashes and compares its keys.
+final class SliceKeys: Observable, Sendable {
+    nonisolated subscript(slice token: Int) -> Int { token }
 }
 
 /// What the tracker needs of an entity slice, whatever its entity type.

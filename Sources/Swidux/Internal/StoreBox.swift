@@ -58,6 +58,10 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// then is queued, never reduced re-entrantly.
     private var isReducing = false
     private var queue = Deque<(action: Action, pending: PendingStart)>()
+    /// `queue` is not empty (checked on every send without touching the generic deque).
+    private var hasQueued = false
+    /// No undo and no middleware: a reduce has nothing to snapshot or hook.
+    private let isPlain: Bool
     /// Every task this store's effects started; cancelled when the last store on this box goes.
     nonisolated let taskRegistry = TaskRegistry()
 
@@ -73,6 +77,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         self.state = initialState
         self.reducer = { state, action in reducer.reduce(state: &state, action: action, environment: environment) }
         self.middleware = middleware
+        self.isPlain = undo == nil && middleware.isEmpty
         self.persistence = persistence
         self.undoStack = undo
         self.undoPolicy = undoPolicy ?? { ($0 as? any UndoableAction)?.undoPolicy ?? .record }
@@ -146,8 +151,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     var runningEffectCount: Int { runner.runningCount }
 
     override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-        track(keyPath)
-        return state[keyPath: keyPath]
+        tracker.read(keyPath, in: state)
     }
 
     override func track<Value>(_ keyPath: KeyPath<State, Value>) {
@@ -173,6 +177,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         if isReducing {
             let pending = PendingStart()
             queue.append((action, pending))
+            hasQueued = true
             return pending.storeTask
         }
         depth += 1
@@ -181,13 +186,14 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             reportLoop(count: depth, action: action)
             return StoreTask(task: nil, scope: nil)
         }
-        let task = reduce(action, followUpOf: parent, in: nil)
-        if depth == 1 { drainQueue() }
+        let task = isPlain ? reducePlain(action, followUpOf: parent, in: nil) : reduce(action, followUpOf: parent, in: nil)
+        if depth == 1, hasQueued { drainQueue() }
         return task
     }
 
     /// Reduces the actions sent during the dispatch that just finished, and the ones they send.
     private func drainQueue() {
+        defer { hasQueued = false }   // every path below empties the queue
         var count = 0
         while let (action, pending) = queue.popFirst() {
             count += 1
@@ -209,6 +215,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
 
     /// One reduce with its middleware, persistence, undo step and notifications; then its effect.
     private func reduce(_ action: Action, followUpOf parent: EffectScope?, in scope: EffectScope?) -> StoreTask {
+        if isPlain { return reducePlain(action, followUpOf: parent, in: scope) }
         isReducing = true
         let policy: UndoPolicy = undoStack == nil || isRecordingUndo ? .skip : undoPolicy(action)
         var recording: UndoLayout<State>.Recording?
@@ -241,9 +248,22 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         return runner.start(effect, followUpOf: parent, in: scope)
     }
 
+    /// `reduce` without undo or middleware (no snapshot: its optional of the generic state
+    /// would cost a run-time metadata lookup on every send).
+    private func reducePlain(_ action: Action, followUpOf parent: EffectScope?, in scope: EffectScope?) -> StoreTask {
+        isReducing = true
+        let effect = reducer(&state, action)
+        persistence?.afterReduce(state: &state)
+        notifyObservers()
+        isReducing = false
+        guard let effect else { return StoreTask(task: nil, scope: nil) }
+        return runner.start(effect, followUpOf: parent, in: scope)
+    }
+
     private func notifyObservers() {
         guard tracker.isTracking else { return }
-        tracker.notify(tracker.collect(&state))
+        tracker.collect(&state)
+        tracker.notifyCollected()
     }
 
     /// `canUndo` and `canRedo` as last notified.
@@ -341,8 +361,11 @@ final class ScopedBox<ParentState, ParentAction, State, Action>: StoreBox<State,
 /// loop: `.send` chains deeper than the store allows, or middleware/observers that keep
 /// sending while actions are reduced. The rest of the chain is dropped.
 public struct DispatchLoopError: Error, CustomStringConvertible, Sendable {
+    /// How many synchronous sends (or queued actions) were counted when the loop was cut.
     public let depth: Int
+    /// The action that was dropped, as `String(describing:)` writes it.
     public let action: String
+    /// A one-line explanation for logs.
     public var description: String {
         "Swidux: possible dispatch loop: \(depth) synchronous sends in a row (last action: \(action)); dropping it"
     }

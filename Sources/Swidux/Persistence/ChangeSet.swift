@@ -20,14 +20,39 @@
 /// changes.upserted   // [2]
 /// ```
 public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
-    /// id → sequence number of its latest record; the sequence gives a deterministic order.
-    @usableFromInline var upsertRecords: [ID: UInt64] = [:]
-    @usableFromInline var deletionRecords: [ID: UInt64] = [:]
-    @usableFromInline var sequence: UInt64 = 0
+    // Storage: one dictionary entry per recorded id (one hash per record), pointing into a
+    // journal of entries in record order. A re-recorded id whose place changes (a deletion,
+    // a re-insertion) leaves a stale entry behind; the journal is compacted when the stale
+    // entries outnumber the live ones. Reading `upserted`, `deleted` or `inserted` walks the
+    // journal: no sorting, no hashing.
+
+    /// What an entry of the journal records.
+    @usableFromInline
+    enum Kind: UInt8, Sendable {
+        case insertion, update, deletion
+        /// Superseded by a later entry of the same id.
+        case stale
+    }
+
+    /// One record of the journal.
+    @usableFromInline
+    struct Entry: Sendable {
+        @usableFromInline var id: ID
+        @usableFromInline var kind: Kind
+        @inlinable init(id: ID, kind: Kind) {
+            self.id = id
+            self.kind = kind
+        }
+    }
+
+    /// Recorded id → index of its live entry in `journal`.
+    @usableFromInline var places: [ID: Int] = [:]
+    /// The records in the order they were made (stale ones included until compaction).
+    @usableFromInline var journal: [Entry] = []
+    /// How many entries of `journal` are stale.
+    @usableFromInline var staleCount = 0
 
     @usableFromInline var _orderChanged = false
-    /// The upserted ids that are insertions (a subset of `upsertRecords`' keys).
-    @usableFromInline var insertions: Set<ID> = []
     /// Set by `EntityStore.merge(from:)` when it added entities: it records nothing, but an
     /// entity it adds back may have a deletion waiting in a writer, which must not land.
     @usableFromInline var _rehydrated = false
@@ -39,9 +64,9 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     public init() {}
 
     /// Ids whose latest record is an upsert, in the order they were first recorded.
-    public var upserted: [ID] { Self.ordered(upsertRecords) }
+    public var upserted: [ID] { ids { $0 == .insertion || $0 == .update } }
     /// Ids whose latest record is a deletion, in the order they were recorded.
-    public var deleted: [ID] { Self.ordered(deletionRecords) }
+    public var deleted: [ID] { ids { $0 == .deletion } }
     /// The ids whose latest record is an upsert, as a set (``upserted`` gives their order).
     /// Each read builds the set; to test one id, ``isUpserted(_:)`` is O(1).
     ///
@@ -53,14 +78,10 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Setting it (Swidux 1.0 style, `changes.upserts.insert(id)`) records a plain upsert
     /// of each added id, like ``recordUpsert(_:)``, and forgets the record of each removed id.
     public var upserts: Set<ID> {
-        get { Set(upsertRecords.keys) }
+        get { Set(upserted) }
         @available(*, deprecated, message: "Record changes with recordUpsert(_:), recordInsertion(_:) or recordUpdate(_:)")
         set {
-            for id in upsertRecords.keys where !newValue.contains(id) {
-                upsertRecords[id] = nil
-                insertions.remove(id)
-            }
-            for id in newValue where upsertRecords[id] == nil { recordUpsert(id) }
+            replaceUpserts(with: newValue)
         }
     }
 
@@ -75,11 +96,11 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Setting it (Swidux 1.0 style, `changes.deletions.insert(id)`) records a deletion of
     /// each added id, like ``recordDeletion(_:)``, and forgets the record of each removed id.
     public var deletions: Set<ID> {
-        get { Set(deletionRecords.keys) }
+        get { Set(deleted) }
         @available(*, deprecated, message: "Record changes with recordDeletion(_:)")
         set {
-            for id in deletionRecords.keys where !newValue.contains(id) { deletionRecords[id] = nil }
-            for id in newValue where deletionRecords[id] == nil { recordDeletion(id) }
+            for id in deleted where !newValue.contains(id) { forget(id) }
+            for id in newValue where !isDeleted(id) { recordDeletion(id) }
         }
     }
 
@@ -91,26 +112,26 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// items.modify(old.id) { $0.done = true } // update
     /// items.changes.inserted               // [new.id]
     /// ```
-    public var inserted: [ID] { Self.ordered(upsertRecords.filter { insertions.contains($0.key) }) }
+    public var inserted: [ID] { ids { $0 == .insertion } }
 
     /// `true` when nothing was recorded.
     @inlinable
-    public var isEmpty: Bool { upsertRecords.isEmpty && deletionRecords.isEmpty && !orderChanged }
+    public var isEmpty: Bool { places.isEmpty && !orderChanged }
 
     /// The number of ids recorded (upserted plus deleted).
-    public var count: Int { upsertRecords.count + deletionRecords.count }
+    public var count: Int { places.count }
 
     /// `true` if `id`'s latest record is an upsert.
-    public func isUpserted(_ id: ID) -> Bool { upsertRecords[id] != nil }
+    public func isUpserted(_ id: ID) -> Bool { kind(of: id).map { $0 != .deletion } ?? false }
     /// `true` if `id`'s latest record is a deletion.
-    public func isDeleted(_ id: ID) -> Bool { deletionRecords[id] != nil }
+    public func isDeleted(_ id: ID) -> Bool { kind(of: id) == .deletion }
     /// `true` if `id`'s latest record is an insertion (see ``inserted``).
     ///
     /// ```swift
     /// items[new.id] = new
     /// items.changes.isInserted(new.id)   // true
     /// ```
-    public func isInserted(_ id: ID) -> Bool { insertions.contains(id) }
+    public func isInserted(_ id: ID) -> Bool { kind(of: id) == .insertion }
 
     /// Records that `id` was written without saying whether it is new: a plain upsert,
     /// recorded as an insertion (the backend creates the row if it is missing). An upsert of
@@ -140,9 +161,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// ```
     @inlinable
     public mutating func recordInsertion(_ id: ID) {
-        if deletionRecords.removeValue(forKey: id) != nil { _orderChanged = true }
-        if upsertRecords[id] == nil { sequence &+= 1; upsertRecords[id] = sequence }
-        insertions.insert(id)
+        record(id, .insertion)
     }
 
     /// Records that the entity `id`, which was present, changed. After an insertion of `id`
@@ -155,20 +174,13 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// ```
     @inlinable
     public mutating func recordUpdate(_ id: ID) {
-        if deletionRecords[id] != nil {
-            recordInsertion(id)
-        } else if upsertRecords[id] == nil {
-            sequence &+= 1
-            upsertRecords[id] = sequence
-        }
+        record(id, .update)
     }
 
     /// Records that `id` was deleted.
     @inlinable
     public mutating func recordDeletion(_ id: ID) {
-        if upsertRecords.removeValue(forKey: id) != nil { insertions.remove(id) }
-        sequence &+= 1
-        deletionRecords[id] = sequence
+        record(id, .deletion)
     }
 
     /// Records that the order of the entities changed.
@@ -187,25 +199,124 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
 
     /// Forgets every record.
     public mutating func removeAll() {
-        upsertRecords.removeAll(keepingCapacity: true)
-        deletionRecords.removeAll(keepingCapacity: true)
-        insertions.removeAll(keepingCapacity: true)
+        places.removeAll(keepingCapacity: true)
+        journal.removeAll(keepingCapacity: true)
+        staleCount = 0
         _orderChanged = false
         _rehydrated = false
     }
 
-    private static func ordered(_ records: [ID: UInt64]) -> [ID] {
-        switch records.count {
-        case 0: return []
-        case 1: return [records.first!.key]
-        default: return records.sorted { $0.value < $1.value }.map { $0.key }
+    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+        guard lhs.orderChanged == rhs.orderChanged, lhs.places.count == rhs.places.count else { return false }
+        for (id, place) in lhs.places where rhs.kind(of: id) != lhs.journal[place].kind { return false }
+        return true
+    }
+
+    // MARK: Recording
+
+    /// The kind of `id`'s live record, if any.
+    @inlinable
+    func kind(of id: ID) -> Kind? {
+        places[id].map { journal[$0].kind }
+    }
+
+    /// The ids of the live entries whose kind passes `include`, in journal order.
+    @inlinable
+    func ids(_ include: (Kind) -> Bool) -> [ID] {
+        var result: [ID] = []
+        for entry in journal where include(entry.kind) { result.append(entry.id) }
+        return result
+    }
+
+    /// Records `kind` for `id` (the rules in the type's documentation), hashing `id` once.
+    @inlinable
+    mutating func record(_ id: ID, _ kind: Kind) {
+        let staled = Self.record(kind, of: id, place: &places[id, default: -1], journal: &journal,
+                                 orderChanged: &_orderChanged)
+        if staled {
+            staleCount += 1
+            if staleCount > 16, staleCount > journal.count / 2 { compact() }
         }
     }
 
-    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
-        lhs.orderChanged == rhs.orderChanged
-            && Set(lhs.upsertRecords.keys) == Set(rhs.upsertRecords.keys)
-            && Set(lhs.deletionRecords.keys) == Set(rhs.deletionRecords.keys)
-            && lhs.insertions == rhs.insertions
+    /// Applies a record to `id`'s place (-1: not recorded yet). Returns `true` if it left a
+    /// stale entry behind.
+    @inlinable
+    static func record(_ kind: Kind, of id: ID, place: inout Int, journal: inout [Entry], orderChanged: inout Bool) -> Bool {
+        guard place >= 0 else {
+            place = journal.count
+            journal.append(Entry(id: id, kind: kind))
+            return false
+        }
+        let current = journal[place].kind
+        switch (current, kind) {
+        case (.insertion, .insertion), (.insertion, .update), (.update, .update):
+            // An upsert after an upsert keeps its place; an update after an insertion stays one.
+            return false
+        case (.update, .insertion):
+            journal[place].kind = .insertion
+            return false
+        case (.deletion, .insertion), (.deletion, .update):
+            // Re-inserted after a deletion: it moved to the end.
+            orderChanged = true
+            journal[place].kind = .stale
+            place = journal.count
+            journal.append(Entry(id: id, kind: .insertion))
+            return true
+        default:
+            // A deletion takes the latest place.
+            journal[place].kind = .stale
+            place = journal.count
+            journal.append(Entry(id: id, kind: .deletion))
+            return true
+        }
+    }
+
+    /// Forgets every record after a drain. (Fresh empty buffers: clearing them in place
+    /// costs more, in the unspecialized drain, than the next record's allocation.)
+    @usableFromInline
+    mutating func removeAllAfterDrain() {
+        places = [:]
+        journal = []
+        staleCount = 0
+        _orderChanged = false
+        _rehydrated = false
+    }
+
+    /// Makes room for `additional` more records without rehashing.
+    @inlinable
+    mutating func reserveCapacity(_ additional: Int) {
+        // Geometric, so that repeated small reservations stay amortized O(1).
+        let needed = places.count + additional
+        if places.capacity < needed { places.reserveCapacity(Swift.max(needed, 2 * places.count)) }
+        let entries = journal.count + additional
+        if journal.capacity < entries { journal.reserveCapacity(Swift.max(entries, 2 * journal.count)) }
+    }
+
+    /// The Swidux 1.0 `upserts` setter: forgets the upserts not in `ids`, records the new ones.
+    mutating func replaceUpserts(with ids: Set<ID>) {
+        for id in upserted where !ids.contains(id) { forget(id) }
+        for id in ids where !isUpserted(id) { recordUpsert(id) }
+    }
+
+    /// Forgets `id`'s record (Swidux 1.0 set-style edits).
+    mutating func forget(_ id: ID) {
+        guard let place = places.removeValue(forKey: id) else { return }
+        journal[place].kind = .stale
+        staleCount += 1
+        if staleCount > 16, staleCount > journal.count / 2 { compact() }
+    }
+
+    /// Drops the stale entries of the journal. O(live entries); amortized O(1) per record.
+    @usableFromInline
+    mutating func compact() {
+        var kept: [Entry] = []
+        kept.reserveCapacity(journal.count - staleCount)
+        for entry in journal where entry.kind != .stale {
+            places[entry.id] = kept.count
+            kept.append(entry)
+        }
+        journal = kept
+        staleCount = 0
     }
 }

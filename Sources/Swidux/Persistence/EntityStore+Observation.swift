@@ -73,7 +73,8 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Drops the older half of the steps (all of them when one step holds too many ids).
-    @usableFromInline
+    /// Inlinable: it runs every few mutations, and unspecialized it costs generic lookups.
+    @inlinable
     mutating func trim() {
         var drop = steps.count / 2
         while drop < steps.count, ids.count - (drop == 0 ? 0 : steps[drop - 1].idEnd) > Self.maxIDs / 2 { drop += 1 }

@@ -186,6 +186,26 @@ extension EntityStore {
             }
         }
 
+        /// The slot of `id`, hashing it once: a present id's slot, or, for a new id, the next
+        /// slot (`slots.count`), already in the index: the caller must append the entity.
+        @inlinable
+        func claimSlot(for id: ID) -> (slot: Int, isNew: Bool) {
+            let end = slots.count
+            // A present id's slot is below `end`: `end` comes back only for a new id.
+            let slot = Self.slot(&index[id, default: end])
+            return (slot, slot == end)
+        }
+
+        @inlinable
+        static func slot(_ value: inout Int) -> Int { value }
+
+        /// Makes a tombstone of `slot`, whose id was just removed from the index.
+        @inlinable
+        func clear(slot: Int) {
+            slots[slot] = nil
+            didRemove(lowestSlot: slot, highestSlot: slot)
+        }
+
         /// Deletes the entity with `id`, which must be live, leaving a tombstone.
         @inlinable
         func remove(_ id: ID) {
@@ -231,23 +251,39 @@ extension EntityStore {
             }
         }
 
-        /// Rebuilds the slots without tombstones and updates the index. O(slots).
+        /// Rebuilds the slots without tombstones and updates the index in place (no
+        /// hashing). O(slots).
         @inlinable
         func compact() {
             guard firstTombstone < slots.count else { return }
-            var write = firstTombstone
-            for read in firstTombstone..<slots.count {
+            let first = firstTombstone
+            // The new slot of every live slot from `first` on.
+            var moved = [Int](repeating: 0, count: slots.count - first)
+            var write = first
+            for read in first..<slots.count {
                 guard let entity = slots[read] else { continue }
                 slots[write] = entity
-                index[entity.id] = write
+                moved[read - first] = write
                 write += 1
             }
+            Self.remap(&index.values, from: first, to: moved)
             compactionCount += 1
             compactionWork += slots.count - firstTombstone
             slots.removeLast(slots.count - write)
             firstTombstone = .max
             lastTombstone = -1
             positionCache = nil
+        }
+
+        /// Replaces each slot from `first` on by its new place in `moved`.
+        @inlinable
+        static func remap(_ values: inout Dictionary<ID, Int>.Values, from first: Int, to moved: [Int]) {
+            var position = values.startIndex
+            while position != values.endIndex {
+                let slot = values[position]
+                if slot >= first { values[position] = moved[slot - first] }
+                values.formIndex(after: &position)
+            }
         }
 
         /// Makes the slots contiguous if they have tombstones.

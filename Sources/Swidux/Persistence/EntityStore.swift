@@ -151,7 +151,22 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         set {
             if let newValue {
                 precondition(newValue.id == id, "EntityStore: the entity's id \(newValue.id) differs from the subscript id \(id)")
-                if let slot = storage.index[id] {
+                if isKnownUniquelyReferenced(&storage) {
+                    // Unique storage: one hash of the id for the lookup and the insertion.
+                    let (slot, isNew) = storage.claimSlot(for: id)
+                    if isNew {
+                        captureForUndo(.insertion(id))
+                        storage.slots.append(newValue)
+                        _changes.recordInsertion(id)
+                        _observationLog.record(id, membership: true)
+                    } else {
+                        guard storage.slots[slot] != newValue else { return }
+                        captureForUndo(.update(storage.entity(inSlot: slot)))
+                        storage.replace(inSlot: slot, with: newValue)
+                        _changes.recordUpdate(id)
+                        _observationLog.record(id)
+                    }
+                } else if let slot = storage.index[id] {
                     guard storage.slots[slot] != newValue else { return }
                     captureForUndo(.update(storage.entity(inSlot: slot)))
                     makeUnique()
@@ -166,14 +181,25 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     _observationLog.record(id, membership: true)
                 }
             } else {
-                guard let slot = storage.index[id] else { return }
                 // Record the removed entity's own id, not the caller's key: they are equal
                 // but may differ in representation (canonically equivalent strings), and
                 // backends compare bytes.
-                let removed = storage.entity(inSlot: slot).id
-                captureForUndo(.removal(storage.entity(inSlot: slot), slot: slot))
-                makeUnique()
-                storage.remove(id)
+                let removed: ID
+                if isKnownUniquelyReferenced(&storage) {
+                    if _undoCapture != nil, let slot = storage.index[id] {
+                        captureForUndo(.removal(storage.entity(inSlot: slot), slot: slot))
+                    }
+                    // Unique storage: one hash of the id.
+                    guard let slot = storage.index.removeValue(forKey: id) else { return }
+                    removed = storage.entity(inSlot: slot).id
+                    storage.clear(slot: slot)
+                } else {
+                    guard let slot = storage.index[id] else { return }
+                    removed = storage.entity(inSlot: slot).id
+                    captureForUndo(.removal(storage.entity(inSlot: slot), slot: slot))
+                    makeUnique()
+                    storage.remove(id)
+                }
                 _changes.recordDeletion(removed)
                 _observationLog.record(removed, membership: true)
             }
@@ -259,6 +285,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         captureForUndo(.removals(slots: doomed))
         makeUnique()
         for slot in doomed { _observationLog.record(storage.entity(inSlot: slot).id, membership: true) }
+        _changes.reserveCapacity(doomed.count)
         for slot in doomed {
             _changes.recordDeletion(storage.tombstone(slot: slot))
         }
@@ -273,7 +300,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     public mutating func removeAll() {
         guard !isEmpty else { return }
         captureForUndo(.removeAll)
-        for entity in self { _changes.recordDeletion(entity.id) }
+        _changes.reserveCapacity(count)
+        for entity in storage.slots { if let entity { _changes.recordDeletion(entity.id) } }
         storage = Storage()
         _changeFingerprint = .next()
     }

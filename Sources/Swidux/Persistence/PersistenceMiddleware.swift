@@ -88,6 +88,9 @@ public final class PersistenceMiddleware<State> {
     /// Number of completed (successful) flushes, for diagnostics and tests.
     public private(set) var flushCount = 0
 
+    /// A middleware that persists the entity stores its `writers` watch, batched over
+    /// `debounce`, retrying failed flushes with `retry`.
+    ///
     /// - Parameters:
     ///   - writers: in flush order. Writers on a ``TransactionalWriteBackend`` (`SwiduxSQLite`)
     ///     share one transaction with deferred foreign keys: register referencing stores

@@ -11,6 +11,7 @@ public struct PersistenceWriteFailure: Error, Sendable, CustomStringConvertible 
     /// one) of the failed writer and of the writers after it, newer changes included.
     public let pendingCount: Int
 
+    /// A one-line explanation for logs: writer, attempt, pending changes and the cause.
     public var description: String {
         "Swidux persistence: writer \(writer) failed (attempt \(attempt), \(pendingCount) changes kept for retry): \(underlying)"
     }
@@ -19,10 +20,19 @@ public struct PersistenceWriteFailure: Error, Sendable, CustomStringConvertible 
 /// When a failed flush is retried: `initialDelay`, multiplied by `multiplier` after each
 /// further failure, at most `maxDelay`.
 public struct RetryPolicy: Sendable, Equatable {
+    /// The wait before the first retry.
     public var initialDelay: Duration
+    /// The factor the wait grows by after each further failure.
     public var multiplier: Double
+    /// The longest wait between two retries.
     public var maxDelay: Duration
 
+    /// A backoff policy.
+    ///
+    /// ```swift
+    /// let retry = RetryPolicy(initialDelay: .seconds(1), multiplier: 3, maxDelay: .seconds(60))
+    /// retry.delay(forAttempt: 2)  // 3 s
+    /// ```
     public init(initialDelay: Duration = .milliseconds(500), multiplier: Double = 2, maxDelay: Duration = .seconds(30)) {
         self.initialDelay = initialDelay
         self.multiplier = multiplier

@@ -223,14 +223,18 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     var pendingChangeCount: Int { pendingWrites.count + pendingDeletions.count + (pendingOrder == nil ? 0 : 1) }
 
     func drain(_ state: inout State) -> Bool {
-        let recorded = state[keyPath: keyPath].changes
-        guard !recorded.isEmpty || recorded._rehydrated else { return false }
-        let changes = state[keyPath: keyPath].drainChanges()
-        let store = state[keyPath: keyPath]
+        drain(store: &state[keyPath: keyPath])
+    }
+
+    /// Drains in place, through one key-path access.
+    private func drain(store: inout EntityStore<Entity>) -> Bool {
+        guard !store._changes.isEmpty || store._changes._rehydrated else { return false }
         // The order must be written again when it changed, and refreshed on every drain while
         // one is pending or in flight (a failed batch's order is stale once the store changed).
-        var orderDirty = changes.orderChanged || pendingOrder != nil || inFlight?.order != nil
-        for id in changes.deleted {
+        var orderDirty = store._changes.orderChanged || pendingOrder != nil || inFlight?.order != nil
+        // `changes.deleted`, then `changes.upserted`, in record order, without building them.
+        for entry in store._changes.journal where entry.kind == .deletion {
+            let id = entry.id
             if let entity = store[id] {
                 // Deleted, then added back by `merge(from:)` (which records nothing): the
                 // backend must keep it, at the store's place.
@@ -240,18 +244,20 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
                 recordDeletion(id)
             }
         }
-        for id in changes.upserted {
+        for entry in store._changes.journal where entry.kind == .insertion || entry.kind == .update {
+            let id = entry.id
             guard let entity = store[id] else {
                 recordDeletion(id)
                 continue
             }
-            let insertion = changes.isInserted(id)
+            let insertion = entry.kind == .insertion
             // Inserted again while its deletion waits or is in flight: should that deletion
             // fail, the backend still holds the row at its old place.
-            if insertion, pendingDeletions[id] != nil || inFlightDeletions.contains(id) { orderDirty = true }
+            if insertion, (!pendingDeletions.isEmpty && pendingDeletions[id] != nil)
+                || (!inFlightDeletions.isEmpty && inFlightDeletions.contains(id)) { orderDirty = true }
             recordWrite(entity, insertion: insertion)
         }
-        if changes._rehydrated {
+        if store._changes._rehydrated {
             // `merge(from:)` may have added back entities whose deletion waits or is in flight.
             for id in Array(pendingDeletions.keys) {
                 if let entity = store[id] { recordWrite(entity, insertion: true); orderDirty = true }
@@ -261,34 +267,63 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
             }
         }
         if orderDirty { pendingOrder = store.ids }
+        store._changes.removeAllAfterDrain()
         return true
     }
 
     private func recordWrite(_ entity: Entity, insertion: Bool) {
-        pendingDeletions.removeValue(forKey: entity.id)
-        if let existing = pendingWrites[entity.id] {
-            pendingWrites[entity.id] = PendingWrite(
-                seq: existing.seq, entity: entity, isInsertion: existing.isInsertion || insertion)
-        } else {
-            sequence &+= 1
-            pendingWrites[entity.id] = PendingWrite(seq: sequence, entity: entity, isInsertion: insertion)
-        }
+        if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: entity.id) }
+        // One hash: a new id gets the next sequence number, a pending one keeps its own.
+        let next = sequence &+ 1
+        let seq = Self.overwrite(
+            &pendingWrites[entity.id, default: PendingWrite(seq: next, entity: entity, isInsertion: insertion)],
+            with: entity, insertion: insertion)
+        if seq == next { sequence = next }
+    }
+
+    /// The latest value wins; an insertion stays one. Returns the write's sequence number.
+    private static func overwrite(_ write: inout PendingWrite, with entity: Entity, insertion: Bool) -> UInt64 {
+        write.entity = entity
+        if insertion { write.isInsertion = true }
+        return write.seq
     }
 
     private func recordDeletion(_ id: ID) {
-        pendingWrites.removeValue(forKey: id)
+        if !pendingWrites.isEmpty { pendingWrites.removeValue(forKey: id) }
         sequence &+= 1
         pendingDeletions[id] = sequence
     }
 
+    /// The pending writes in sequence order.
+    private func orderedPendingWrites() -> [PendingWrite] {
+        guard pendingWrites.count > 1 else { return Array(pendingWrites.values) }
+        var low = UInt64.max, high = UInt64.min
+        for write in pendingWrites.values {
+            low = min(low, write.seq)
+            high = max(high, write.seq)
+        }
+        // Sequence numbers are unique and, unless many writes were replaced by deletions,
+        // dense: placing each at its number beats sorting the (large) writes.
+        guard high - low < 4 * UInt64(pendingWrites.count) else {
+            return pendingWrites.values.sorted { $0.seq < $1.seq }
+        }
+        var placed = [PendingWrite?](repeating: nil, count: Int(high - low) + 1)
+        for write in pendingWrites.values { placed[Int(write.seq - low)] = write }
+        var writes: [PendingWrite] = []
+        writes.reserveCapacity(pendingWrites.count)
+        for write in placed { if let write { writes.append(write) } }
+        return writes
+    }
+
     func takePending() -> PendingFlush {
-        let writes = pendingWrites.count <= 1
-            ? Array(pendingWrites.values)
-            : pendingWrites.values.sorted { $0.seq < $1.seq }
+        let writes = orderedPendingWrites()
         var insertions = Set<ID>()
-        for write in writes where write.isInsertion { insertions.insert(write.entity.id) }
+        for write in writes where write.isInsertion {
+            if insertions.isEmpty { insertions.reserveCapacity(writes.count) }
+            insertions.insert(write.entity.id)
+        }
         let batch = WriteBatch<Entity>(
-            writes: writes.map(\.entity),
+            writes: writes.map { $0.entity },
             deletions: pendingDeletions.count <= 1
                 ? Array(pendingDeletions.keys)
                 : pendingDeletions.sorted { $0.value < $1.value }.map { $0.key },

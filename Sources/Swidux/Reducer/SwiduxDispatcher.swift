@@ -11,9 +11,11 @@
 /// ```
 @MainActor
 public protocol SwiduxDispatcher<Action> {
+    /// The actions this dispatcher accepts.
     associatedtype Action
     /// What `send` returns: `Void` for a hand-written store, ``StoreTask`` for ``Store``.
     associatedtype SendResult = Void
+    /// Sends `action`: it is reduced at once, on the main actor.
     @discardableResult
     func send(_ action: Action) -> SendResult
 }

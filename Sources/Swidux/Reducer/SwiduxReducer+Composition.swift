@@ -86,13 +86,16 @@ extension SwiduxReducer {
 /// let app = CombineReducers(itemsReducer, tagsReducer, analyticsReducer)
 /// ```
 public struct CombineReducers<State, Action, Environment>: SwiduxReducer {
+    /// Combined reducers' effects send their own actions.
     public typealias RootAction = Action
     let reducers: [any SwiduxReducer<State, Action, Action, Environment>]
 
+    /// Combines `reducers`; they run in the order given.
     public init(_ reducers: any SwiduxReducer<State, Action, Action, Environment>...) {
         self.reducers = reducers
     }
 
+    /// Runs every reducer in order on the same state and merges the effects they return.
     public func reduce(state: inout State, action: Action, environment: Environment) -> Effect<Action>? {
         var effects: [Effect<Action>] = []
         for reducer in reducers {

@@ -18,6 +18,8 @@ public final class EventChannel<Event: Sendable>: @unchecked Sendable {
     /// How many events are kept while nobody listens (oldest dropped first).
     public let bufferSize: Int
 
+    /// A channel that keeps up to `bufferSize` events for a consumer that is not listening yet.
+    ///
     /// - Parameter bufferSize: how many events wait for a consumer while nobody listens
     ///   (oldest dropped first); `0` keeps none. Must not be negative.
     public init(bufferSize: Int = 64) {

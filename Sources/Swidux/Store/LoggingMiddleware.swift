@@ -8,10 +8,14 @@ import Logging
 /// ```
 @MainActor
 public final class LoggingMiddleware<State, Action>: Middleware {
+    /// The swift-log logger actions are written to.
     public var logger: Logger
+    /// The level actions are logged at.
     public var level: Logger.Level
     private let describe: (Action) -> String
 
+    /// A middleware that logs each action, before it is reduced, to `logger` at `level`.
+    ///
     /// - Parameters:
     ///   - logger: the swift-log logger actions are written to.
     ///   - level: the level actions are logged at (default `.debug`).
@@ -26,6 +30,7 @@ public final class LoggingMiddleware<State, Action>: Middleware {
         self.describe = describe
     }
 
+    /// Logs `action` (described by `describe`) at ``level``.
     public func beforeReduce(state: State, action: Action) {
         logger.log(level: level, "action: \(describe(action))")
     }

@@ -31,7 +31,9 @@
 /// `persistence:` and `undo:` parameters; ``LoggingMiddleware`` through `middleware:`.
 @MainActor
 public protocol Middleware<State, Action>: AnyObject {
+    /// The state of the store the middleware is installed in.
     associatedtype State
+    /// The actions of that store.
     associatedtype Action
     /// Called before the reducer runs, with the state the action applies to.
     func beforeReduce(state: State, action: Action)
@@ -43,7 +45,9 @@ public protocol Middleware<State, Action>: AnyObject {
 }
 
 extension Middleware {
+    /// Does nothing: implement it to look at actions before they are reduced.
     public func beforeReduce(state: State, action: Action) {}
+    /// Does nothing: implement it to look at (or adjust) the state after a reduce.
     public func afterReduce(state: inout State, action: Action) {}
     public func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: State) {}
 }

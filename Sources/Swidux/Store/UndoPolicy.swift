@@ -22,5 +22,6 @@ public enum UndoPolicy: Sendable, Hashable {
 /// }
 /// ```
 public protocol UndoableAction {
+    /// How this action takes part in undo: its own step, coalesced with the previous one, or none.
     var undoPolicy: UndoPolicy { get }
 }
