@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 
+/// Following a database: changes other connections and processes commit reach the store.
 extension Store {
     /// Follows `database`: what other processes and connections commit to the tables of
     /// this store's writers (built with ``SwiduxDatabase/stateWriter(for:table:)``) reaches

@@ -4,21 +4,23 @@ import Foundation
 import Swidux
 import CMallocInfo
 
-// 6. Undo memory: the memory held by N undo steps of a 100,000-entity state with one
-//    entity changed per step, relative to the state's own size.
+// 6. Undo: memory held by undo steps, and the time of a send with undo on.
 //
-// Measured in-process with glibc's `mallinfo2()` (bytes in use: `uordblks` + `hblkhd`),
-// as deltas: building the state, then the steps. `mallinfo2` sees only the main arena's
-// small chunks, and the benchmark runs on a worker thread, so the mmap threshold is fixed
-// at 16 KiB first: every buffer of an EntityStore (slots, index) is then an mmap'd block,
-// counted in `hblkhd` whatever arena allocated it. The resident set size delta
+// Memory: the memory held by N undo steps of a state with one entity changed per step,
+// relative to the state's own size, measured in full (1,000 steps on 100,000 entities and
+// on 1,000). Measured in-process with glibc's `mallinfo2()` (bytes in use: `uordblks` +
+// `hblkhd`), as deltas: building the state, then the steps. `mallinfo2` sees only the main
+// arena's small chunks, and the benchmark runs on a worker thread, so the mmap threshold is
+// fixed at 16 KiB first: every buffer of an EntityStore (slots, index) is then an mmap'd
+// block, counted in `hblkhd` whatever arena allocated it. The resident set size delta
 // (/proc/self/statm) and package-benchmark's `peakMemoryResidentDelta` are cross-checks.
 //
-// The target is 1,000 steps. Each step of today's UndoMiddleware keeps a whole `State`
-// whose EntityStore storage is copied on the next write (copy-on-write), i.e. one full
-// copy per step: 1,000 steps of a 100k state would need ~1,000× the state (gigabytes).
-// So the 100k case runs `steps100k` steps and the per-step cost is extrapolated; the
-// 1k-entity case runs the full 1,000 steps to show the per-step cost is one state copy.
+// Time: `Store.send` changing one entity, persistence on (no-op writer, 1 h debounce), with
+// undo on at 1,000 and 100,000 entities and with undo off at both sizes, timed interleaved
+// in one process: 100k ÷ 1k with undo on, and undo on ÷ off.
+//
+// Undo records patches (the previous values of what each action changed): a step changing
+// one entity holds that entity, whatever the size of the state.
 
 func bytesInUse() -> Int { Int(swidux_bench_malloc_bytes_in_use()) }
 func residentBytes() -> Int { Int(swidux_bench_resident_bytes()) }
@@ -56,7 +58,42 @@ func measureUndo(entities: Int, steps: Int) -> UndoResult {
                       stateResident: stateResident, undoResident: undoResident)
 }
 
-let steps100k = 40
+struct UndoTimeResult: Sendable {
+    var on1k: Double, on100k: Double, off1k: Double, off100k: Double
+}
+
+@MainActor
+func measureUndoTime(small: Int, large: Int, sendsPerSample: Int, rounds: Int) -> UndoTimeResult {
+    func persistence() -> PersistenceMiddleware<AppState> {
+        let persistence = PersistenceMiddleware(
+            writers: [StateWriter(keyPath: \AppState.items) { _, _ in }],
+            debounce: .seconds(3600)
+        )
+        persistence.loopWarningThreshold = .max
+        return persistence
+    }
+    let smallItems = Item.make(small, seed: 1)
+    let largeItems = Item.make(large, seed: 2)
+    func store(_ items: [Item], undo: Bool) -> Store<AppState, AppAction> {
+        Store(initialState: AppState(items: EntityStore(items)), reducer: AppReducer(), environment: (),
+              persistence: persistence(), undo: undo ? UndoMiddleware(maxDepth: 100) : nil)
+    }
+    let stores = [store(smallItems, undo: true), store(largeItems, undo: true),
+                  store(smallItems, undo: false), store(largeItems, undo: false)]
+    // The same 100 touched ids per size, spread over the collection.
+    let smallIDs = stride(from: 0, to: small, by: small / 100).map { smallItems[$0].id }
+    let largeIDs = stride(from: 0, to: large, by: large / 100).map { largeItems[$0].id }
+    func sample(_ k: Int, _ ids: [UUID]) -> Double {
+        nanoseconds {
+            for i in 0..<sendsPerSample { stores[k].send(.touch(ids[i % ids.count])) }
+        } / Double(sendsPerSample)
+    }
+    let medians = interleaved(rounds: rounds, [
+        { sample(0, smallIDs) }, { sample(1, largeIDs) }, { sample(2, smallIDs) }, { sample(3, largeIDs) },
+    ])
+    precondition(stores[0].canUndo && stores[1].canUndo && !stores[2].canUndo)
+    return UndoTimeResult(on1k: medians[0], on100k: medians[1], off1k: medians[2], off100k: medians[3])
+}
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -69,26 +106,45 @@ let benchmarks: @Sendable () -> Void = {
     let perStep = BenchmarkMetric.custom("per step ÷ state ×1000")
     let stateMB = BenchmarkMetric.custom("state KB", useScalingFactor: false)
     let undoMB = BenchmarkMetric.custom("undo KB", useScalingFactor: false)
-    let projected = BenchmarkMetric.custom("projected 1000 steps ÷ state ×1000")
 
-    for (entities, steps) in [(100_000, steps100k), (1_000, 1_000)] {
+    for (entities, steps) in [(100_000, 1_000), (1_000, 1_000)] {
         Benchmark(
             "Undo memory: \(steps) steps on \(entities / 1000)k entities",
-            configuration: .init(metrics: [.peakMemoryResidentDelta, total, perStep, stateMB, undoMB, projected])
+            configuration: .init(metrics: [.peakMemoryResidentDelta, total, perStep, stateMB, undoMB])
         ) { benchmark async in
             let r = await measureUndo(entities: entities, steps: steps)
             benchmark.measurement(total, permille(r.totalOverState))
             benchmark.measurement(perStep, permille(r.perStepOverState))
             benchmark.measurement(stateMB, r.stateBytes / 1024)
             benchmark.measurement(undoMB, r.undoBytes / 1024)
-            benchmark.measurement(projected, permille(r.perStepOverState * 1000))
             report("undo \(entities)", [
                 "steps": "\(r.steps)", "state_MB": format(Double(r.stateBytes) / 1e6, 2),
-                "undo_MB": format(Double(r.undoBytes) / 1e6, 1),
-                "undo_over_state": format(r.totalOverState, 2), "per_step_over_state": format(r.perStepOverState, 3),
-                "projected_1000_steps_over_state": format(r.perStepOverState * 1000, 0),
+                "undo_MB": format(Double(r.undoBytes) / 1e6, 3),
+                "undo_over_state": format(r.totalOverState, 4), "per_step_over_state": format(r.perStepOverState, 6),
+                "undo_bytes_per_step": format(Double(r.undoBytes) / Double(r.steps), 0),
                 "rss_state_MB": format(Double(r.stateResident) / 1e6, 2), "rss_undo_MB": format(Double(r.undoResident) / 1e6, 1),
             ])
         }
+    }
+
+    let ratioLarge = BenchmarkMetric.custom("undo on 100k ÷ 1k ×1000")
+    let ratioOnOff = BenchmarkMetric.custom("undo on ÷ off 100k ×1000")
+    let on100k = BenchmarkMetric.custom("undo on 100k ns/send", useScalingFactor: false)
+    let off100k = BenchmarkMetric.custom("undo off 100k ns/send", useScalingFactor: false)
+    Benchmark(
+        "Undo time: Store.send changing 1 entity, undo on 100k ÷ 1k, on ÷ off",
+        configuration: .init(metrics: [ratioLarge, ratioOnOff, on100k, off100k], warmupIterations: 1, maxIterations: 3)
+    ) { benchmark async in
+        let r = await measureUndoTime(small: 1_000, large: 100_000, sendsPerSample: 2_000, rounds: 9)
+        benchmark.measurement(ratioLarge, permille(r.on100k / r.on1k))
+        benchmark.measurement(ratioOnOff, permille(r.on100k / r.off100k))
+        benchmark.measurement(on100k, Int(r.on100k.rounded()))
+        benchmark.measurement(off100k, Int(r.off100k.rounded()))
+        report("undo-time", [
+            "on_1k_ns": format(r.on1k), "on_100k_ns": format(r.on100k),
+            "off_1k_ns": format(r.off1k), "off_100k_ns": format(r.off100k),
+            "on_100k_over_1k": format(r.on100k / r.on1k, 3),
+            "on_over_off_100k": format(r.on100k / r.off100k, 3), "on_over_off_1k": format(r.on1k / r.off1k, 3),
+        ])
     }
 }

@@ -42,7 +42,12 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// Which reads are observed and whom a change notifies (see ObservationTracker).
     let tracker = ObservationTracker<State>()
     private var undoStatus = 0
-    private var stateStrategy: ChangeDetector.Strategy?
+    /// How the state splits into entity stores and fields for undo (built at first use).
+    private var undoLayout: UndoLayout<State>?
+    /// `true` while an undo step is being recorded (a reduce, or an undo/redo applied).
+    private var isRecordingUndo = false
+    /// Undo/redo requested while a step was being recorded (from a middleware hook): run after it.
+    private var deferredHistoryMoves: [Bool] = []
     /// Nesting of synchronous `.send` follow-ups (loop guard).
     private var depth = 0
     static var maxSynchronousDepth: Int { 256 }
@@ -100,14 +105,35 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
 
     /// Lets the persistence middleware take entities another writer deleted out of the
     /// state after a flush: not recorded (not written back), not an undo step (and gone
-    /// from the undo snapshots), observers notified.
+    /// from the undo history), observers notified.
     private func installPersistenceHook() {
         persistence?.liveStateEditor = { [weak self] edit in
-            guard let self else { return }
-            edit(&self.state)
-            self.undoStack?.editSnapshots(edit)
-            self.notifyObservers()
+            self?.editUnrecorded(edit)
         }
+    }
+
+    /// Applies `edit` to the live state as neither an undo step nor a change to persist (the
+    /// edit must not record changes: `removeUnrecorded`), then notifies observers. Entities
+    /// it removes leave the undo history too, so that undo does not bring them back.
+    func editUnrecorded(_ edit: (inout State) -> Void) {
+        guard let undoStack, !isRecordingUndo else {
+            edit(&state)
+            notifyObservers()
+            return
+        }
+        let layout = undoLayout(for: state)
+        isRecordingUndo = true
+        // Only the ids it removes matter: nothing holds the storage (an edit path that does
+        // not capture, e.g. external changes, must not copy it).
+        let recording = layout.begin(&state, retaining: false)
+        edit(&state)
+        let patch = layout.end(recording, &state)
+        isRecordingUndo = false
+        let removed = layout.removedIDs(in: patch)
+        if !removed.isEmpty {
+            undoStack.editPatches { layout.forget(removed, in: &$0) }
+        }
+        notifyObservers()
     }
 
     /// Effects live while any store that can receive their actions lives: a scoped store
@@ -191,13 +217,11 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     private func reduce(_ action: Action, followUpOf parent: EffectScope?, in scope: EffectScope?) -> StoreTask {
         if isPlain { return reducePlain(action, followUpOf: parent, in: scope) }
         isReducing = true
-        let policy: UndoPolicy = undoStack == nil ? .skip : undoPolicy(action)
-        var snapshot: State?
-        var before: ChangeDetector.Snapshot?
+        let policy: UndoPolicy = undoStack == nil || isRecordingUndo ? .skip : undoPolicy(action)
+        var recording: UndoLayout<State>.Recording?
         if policy != .skip {
-            snapshot = state
-            if stateStrategy == nil { stateStrategy = ChangeDetector.strategy(for: state) }
-            before = ChangeDetector.snapshot(state, strategy: stateStrategy!)
+            isRecordingUndo = true
+            recording = undoLayout(for: state).begin(&state)
         }
         for m in middleware { m.beforeReduce(state: state, action: action) }
         let effect = reducer(&state, action)
@@ -208,13 +232,18 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             m.afterReduce(state: &next, action: action)
             state = next
         }
-        persistence?.afterReduce(state: &state)
-        if let snapshot, let before, let undoStack, ChangeDetector.hasChanged(before, to: state) {
-            undoStack.willReduce(state: snapshot, coalescing: policy == .coalesce)
-            undoStatusChanged()
+        if let recording, let undoStack, let layout = undoLayout {
+            let patch = layout.end(recording, &state)
+            isRecordingUndo = false
+            if !patch.isEmpty {
+                undoStack.record(patch, coalescing: policy == .coalesce, merge: layout.merge)
+                undoStatusChanged()
+            }
         }
+        persistence?.afterReduce(state: &state)
         notifyObservers()
         isReducing = false
+        runDeferredHistoryMoves()
         guard let effect else { return StoreTask(task: nil, scope: nil) }
         return runner.start(effect, followUpOf: parent, in: scope)
     }
@@ -237,7 +266,14 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         tracker.notifyCollected()
     }
 
+    /// `canUndo` and `canRedo` as last notified.
+    private var notifiedUndoStatus = (canUndo: false, canRedo: false)
+
+    /// Notifies `canUndo`/`canRedo` observers if either changed.
     private func undoStatusChanged() {
+        let status = (canUndo: canUndo, canRedo: canRedo)
+        guard status != notifiedUndoStatus else { return }
+        notifiedUndoStatus = status
         registrar.willSet(self, keyPath: \.undoStatus)
         undoStatus &+= 1
         registrar.didSet(self, keyPath: \.undoStatus)
@@ -246,24 +282,42 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     var canUndo: Bool { undoStack?.canUndo ?? false }
     var canRedo: Bool { undoStack?.canRedo ?? false }
 
-    func undo() {
-        guard let undoStack, let previous = undoStack.undo(current: state) else { return }
-        apply(previous)
+    func undo() { moveInHistory(undo: true) }
+
+    func redo() { moveInHistory(undo: false) }
+
+    private func undoLayout(for state: State) -> UndoLayout<State> {
+        if let undoLayout { return undoLayout }
+        let layout = UndoLayout(for: state)
+        undoLayout = layout
+        return layout
     }
 
-    func redo() {
-        guard let undoStack, let next = undoStack.redo(current: state) else { return }
-        apply(next)
+    private func runDeferredHistoryMoves() {
+        while !isRecordingUndo, !deferredHistoryMoves.isEmpty {
+            moveInHistory(undo: deferredHistoryMoves.removeFirst())
+        }
     }
 
-    /// Replaces the state by an undo/redo snapshot; persisted entity stores are restored
-    /// with `restore(from:)` so that exactly the differences are written.
-    private func apply(_ target: State) {
+    /// Applies the last undo (or redo) step to the current state and pushes its inverse on
+    /// the other stack. Entity stores record what it changes, so that persistence writes
+    /// exactly the entities it touched.
+    private func moveInHistory(undo: Bool) {
+        guard let undoStack else { return }
+        if isRecordingUndo {
+            deferredHistoryMoves.append(undo)
+            return
+        }
+        guard let patch = undo ? undoStack.popUndo() : undoStack.popRedo() else { return }
         let wasReducing = isReducing
         isReducing = true   // an observer sending while notified is queued
-        var next = target
-        persistence?.prepareRestore(&next, current: state)
-        state = next
+        isRecordingUndo = true
+        let persistence = self.persistence
+        let inverse = undoLayout(for: state).apply(patch, to: &state) { next, current in
+            persistence?.prepareRestore(&next, current: current)
+        }
+        isRecordingUndo = false
+        if undo { undoStack.pushRedo(inverse) } else { undoStack.pushUndo(inverse) }
         persistence?.afterReduce(state: &state)
         undoStatusChanged()
         notifyObservers()

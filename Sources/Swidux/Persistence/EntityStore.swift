@@ -42,6 +42,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     }
     /// Which ids each change touched, for observing stores (see EntityStore+Observation).
     @usableFromInline var _observationLog = EntityObservationLog<ID>()
+    /// The undo step being recorded, if any (see EntityStore+Undo).
+    @usableFromInline var _undoCapture: EntityUndoCapture<Entity>?
 
     /// What changed since the last drain.
     ///
@@ -153,22 +155,26 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     // Unique storage: one hash of the id for the lookup and the insertion.
                     let (slot, isNew) = storage.claimSlot(for: id)
                     if isNew {
+                        captureForUndo(.insertion(id))
                         storage.slots.append(newValue)
                         _changes.recordInsertion(id)
                         _observationLog.record(id, membership: true)
                     } else {
                         guard storage.slots[slot] != newValue else { return }
+                        captureForUndo(.update(storage.entity(inSlot: slot)))
                         storage.replace(inSlot: slot, with: newValue)
                         _changes.recordUpdate(id)
                         _observationLog.record(id)
                     }
                 } else if let slot = storage.index[id] {
                     guard storage.slots[slot] != newValue else { return }
+                    captureForUndo(.update(storage.entity(inSlot: slot)))
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
                     _changes.recordUpdate(id)
                     _observationLog.record(id)
                 } else {
+                    captureForUndo(.insertion(id))
                     makeUnique()
                     storage.append(newValue)
                     _changes.recordInsertion(id)
@@ -180,6 +186,9 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 // backends compare bytes.
                 let removed: ID
                 if isKnownUniquelyReferenced(&storage) {
+                    if _undoCapture != nil, let slot = storage.index[id] {
+                        captureForUndo(.removal(storage.entity(inSlot: slot), slot: slot))
+                    }
                     // Unique storage: one hash of the id.
                     guard let slot = storage.index.removeValue(forKey: id) else { return }
                     removed = storage.entity(inSlot: slot).id
@@ -187,6 +196,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                 } else {
                     guard let slot = storage.index[id] else { return }
                     removed = storage.entity(inSlot: slot).id
+                    captureForUndo(.removal(storage.entity(inSlot: slot), slot: slot))
                     makeUnique()
                     storage.remove(id)
                 }
@@ -218,6 +228,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         try body(&value)
         precondition(value.id == id, "EntityStore.modify must not change the entity's id")
         guard value != old else { return true }
+        captureForUndo(.update(old))
         makeUnique()
         storage.replace(inSlot: slot, with: value)
         _changes.recordUpdate(old.id)
@@ -241,6 +252,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         var sorted = values
         try sorted.sort(by: areInIncreasingOrder)
         guard !hasOrder(of: sorted) else { return }
+        captureForUndo(.reorder(ids))
         storage = Storage(uniqueEntities: sorted)
         _changes.recordReorder()
         _observationLog.recordMembership()
@@ -270,6 +282,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             removeAll()
             return
         }
+        captureForUndo(.removals(slots: doomed))
         makeUnique()
         for slot in doomed { _observationLog.record(storage.entity(inSlot: slot).id, membership: true) }
         _changes.reserveCapacity(doomed.count)
@@ -286,6 +299,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     @inlinable
     public mutating func removeAll() {
         guard !isEmpty else { return }
+        captureForUndo(.removeAll)
         _changes.reserveCapacity(count)
         for entity in storage.slots { if let entity { _changes.recordDeletion(entity.id) } }
         storage = Storage()
@@ -333,6 +347,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             storage.entity(inSlot: storage.slot(forPosition: low + offset)).id != window[offset].id
         }
         guard changed else { return }
+        captureForUndo(.reorder((low..<high).map { self[$0].id }))
         makeUnique()
         storage.compactIfNeeded()
         for (offset, entity) in window.enumerated() {
@@ -370,6 +385,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     public mutating func merge(from other: EntityStore, preferExisting: (Entity, Entity) throws -> Bool) rethrows {
         if isEmpty {
             guard !other.isEmpty else { return }
+            captureForUndo(.merge(replaced: [], added: other.ids))
             storage = other.storage
             _changes._rehydrated = true
             _changeFingerprint = .next()
@@ -388,6 +404,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
             }
         }
         guard !replacements.isEmpty || !additions.isEmpty else { return }
+        captureForUndo(.merge(replaced: replacements.map { storage.entity(inSlot: $0.slot) }, added: additions.map(\.id)))
         makeUnique()
         for replacement in replacements { storage.replace(inSlot: replacement.slot, with: replacement.entity) }
         for entity in additions { storage.append(entity) }
@@ -416,6 +433,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     @inlinable
     public mutating func restore(from other: EntityStore) {
         guard storage !== other.storage else { return }
+        captureForUndo(.replacement(by: other))
         var changed = false
         for entity in self where other.storage.index[entity.id] == nil {
             _changes.recordDeletion(entity.id)
@@ -485,7 +503,9 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     @discardableResult
     mutating func removeUnrecorded(_ ids: some Sequence<ID>) -> Bool {
         var removed = false
-        for id in ids where storage.index[id] != nil {
+        for id in ids {
+            guard let slot = storage.index[id] else { continue }
+            captureForUndo(.removal(storage.entity(inSlot: slot), slot: slot))
             makeUnique()
             storage.remove(id)
             _observationLog.record(id, membership: true)

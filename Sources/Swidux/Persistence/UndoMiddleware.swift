@@ -1,11 +1,35 @@
 import DequeModule
 
-/// Snapshot-based undo/redo of a state (seed pattern): push the state before each undoable
-/// reduce, pop it to undo.
+/// Undo and redo: pass one to a ``Store`` as `undo:` and call ``Store/undo()`` /
+/// ``Store/redo()``; or use it standalone, with snapshots of a state you manage yourself.
 ///
-/// With a ``Store``, pass it as `undo:` and call ``Store/undo()`` / ``Store/redo()``: the store
-/// pushes only for actions that changed something, honours ``UndoPolicy``, and persists the
-/// restored state through the normal path (``EntityStore/restore(from:)``). Standalone:
+/// **With a ``Store``** (the usual way), history is kept **by patches**: a step holds, for
+/// each ``EntityStore`` the action changed, the previous values of exactly the ids it
+/// changed (and its insertions, deletions and previous order), plus the previous value of
+/// each other field it changed. Memory and time are proportional to what the action changed,
+/// not to the size of the state. Undoing applies the step's inverse to the **current** state:
+/// a field or entity changed later by a non-undoable action (``UndoPolicy/skip``) or by
+/// another writer keeps its newer value unless the undone step itself changed it. Redo
+/// mirrors it. What undo and redo change is persisted through the normal path: exactly the
+/// entities the step touched. The store records a step only for actions that changed
+/// something and honours ``UndoPolicy`` (`.coalesce` merges consecutive steps, first value
+/// wins; `.skip` records nothing).
+///
+/// ```swift
+/// let store = Store(initialState: AppState(), reducer: AppReducer(), environment: .live,
+///                   undo: UndoMiddleware(maxDepth: 100))
+/// store.send(.rename(id, "Milk"))
+/// store.undo()   // the previous title of that one entity, persisted
+/// ```
+///
+/// The state is split by reflection: it must be a struct whose stored properties are `var`
+/// (entity stores may sit in nested structs, `state.data.items`). A state that is not a
+/// struct, or a nested struct with `let` properties or entity stores inside an array or an
+/// enum, is kept whole instead (**snapshot mode** for that part): a step keeps its previous
+/// value entire, which costs a copy of the entity stores it contains on the next change.
+///
+/// **Standalone** (seed 002, hand-written stores), the middleware is a snapshot stack: push
+/// the state before each undoable reduce, pop it to undo.
 ///
 /// ```swift
 /// let undo = UndoMiddleware<AppState>(maxDepth: 50)
@@ -14,7 +38,11 @@ import DequeModule
 /// if let previous = undo.undo(current: state) { state = previous }
 /// ```
 ///
-/// - Complexity: push, undo, redo and trimming to `maxDepth` are O(1).
+/// - Complexity: standalone push, undo, redo and trimming to `maxDepth` are O(1) (each
+///   snapshot shares the state's storage until the state changes). With a store, recording
+///   a step is O(entities and fields the action changed); undoing or redoing it is
+///   O(entities it touched) for updates, O(*n*) to re-insert deleted entities at their
+///   place or to restore an order.
 @MainActor
 public final class UndoMiddleware<State> {
     /// The most undo steps kept; the oldest is dropped beyond it.
@@ -22,13 +50,24 @@ public final class UndoMiddleware<State> {
     private var undoStack = Deque<State>()
     private var redoStack: [State] = []
     private var coalescingRun = false
+    /// The store's history, by patches (see the type's documentation).
+    private var patchUndo = Deque<StatePatch>()
+    private var patchRedo: [StatePatch] = []
+    private var patchCoalescingRun = false
 
+    /// An empty history that keeps at most `maxDepth` undo steps.
+    ///
+    /// ```swift
+    /// let store = Store(initialState: state, reducer: reducer, environment: env,
+    ///                   undo: UndoMiddleware(maxDepth: 50))
+    /// ```
     public init(maxDepth: Int = 100) {
         precondition(maxDepth > 0, "UndoMiddleware: maxDepth must be positive")
         self.maxDepth = maxDepth
     }
 
-    /// Records `state` (the state before a reduce) as an undo step and clears redo.
+    /// Standalone (snapshot mode): records `state` (the state before a reduce) as an undo
+    /// step and clears redo.
     /// With `coalescing`, consecutive coalescing calls form one step: only the first pushes.
     public func willReduce(state: State, coalescing: Bool = false) {
         redoStack.removeAll()
@@ -37,7 +76,8 @@ public final class UndoMiddleware<State> {
         push(state)
     }
 
-    /// The state to go back to, or `nil` if there is none; `current` becomes redoable.
+    /// Standalone (snapshot mode): the state to go back to, or `nil` if there is none;
+    /// `current` becomes redoable.
     public func undo(current: State) -> State? {
         guard let previous = undoStack.popLast() else { return nil }
         redoStack.append(current)
@@ -45,7 +85,8 @@ public final class UndoMiddleware<State> {
         return previous
     }
 
-    /// The state to go forward to, or `nil` if there is none; `current` becomes undoable.
+    /// Standalone (snapshot mode): the state to go forward to, or `nil` if there is none;
+    /// `current` becomes undoable.
     public func redo(current: State) -> State? {
         guard let next = redoStack.popLast() else { return nil }
         push(current)
@@ -53,18 +94,23 @@ public final class UndoMiddleware<State> {
         return next
     }
 
-    public var canUndo: Bool { !undoStack.isEmpty }
-    public var canRedo: Bool { !redoStack.isEmpty }
+    /// `true` when a step can be undone.
+    public var canUndo: Bool { !undoStack.isEmpty || !patchUndo.isEmpty }
+    /// `true` when a step can be redone.
+    public var canRedo: Bool { !redoStack.isEmpty || !patchRedo.isEmpty }
     /// Number of undo steps held.
-    public var undoCount: Int { undoStack.count }
+    public var undoCount: Int { undoStack.count + patchUndo.count }
     /// Number of redo steps held.
-    public var redoCount: Int { redoStack.count }
+    public var redoCount: Int { redoStack.count + patchRedo.count }
 
     /// Forgets every step.
     public func removeAll() {
         undoStack.removeAll()
         redoStack.removeAll()
         coalescingRun = false
+        patchUndo.removeAll()
+        patchRedo.removeAll()
+        patchCoalescingRun = false
     }
 
     /// Applies `edit` to every undo and redo snapshot (entities another writer deleted leave
@@ -72,6 +118,45 @@ public final class UndoMiddleware<State> {
     func editSnapshots(_ edit: (inout State) -> Void) {
         for index in undoStack.indices { edit(&undoStack[index]) }
         for index in redoStack.indices { edit(&redoStack[index]) }
+    }
+
+    // MARK: The store's history, by patches
+
+    /// Records a step and clears redo; a coalescing step following a coalescing one is
+    /// folded into it with `merge`.
+    func record(_ patch: StatePatch, coalescing: Bool, merge: (StatePatch, inout StatePatch) -> Void) {
+        patchRedo.removeAll()
+        if coalescing, patchCoalescingRun, !patchUndo.isEmpty {
+            merge(patch, &patchUndo[patchUndo.count - 1])
+            return
+        }
+        patchCoalescingRun = coalescing
+        pushUndo(patch)
+    }
+
+    /// The step to undo, or `nil`; the caller pushes its inverse with ``pushRedo(_:)``.
+    func popUndo() -> StatePatch? {
+        patchCoalescingRun = false
+        return patchUndo.popLast()
+    }
+
+    /// The step to redo, or `nil`; the caller pushes its inverse with ``pushUndo(_:)``.
+    func popRedo() -> StatePatch? {
+        patchCoalescingRun = false
+        return patchRedo.popLast()
+    }
+
+    func pushRedo(_ patch: StatePatch) { patchRedo.append(patch) }
+
+    func pushUndo(_ patch: StatePatch) {
+        patchUndo.append(patch)
+        if patchUndo.count > maxDepth { patchUndo.removeFirst() }
+    }
+
+    /// Applies `edit` to every undo and redo step. O(steps).
+    func editPatches(_ edit: (inout StatePatch) -> Void) {
+        for index in patchUndo.indices { edit(&patchUndo[index]) }
+        for index in patchRedo.indices { edit(&patchRedo[index]) }
     }
 
     private func push(_ state: State) {

@@ -1,0 +1,414 @@
+// Undo by patches: what an `EntityStore` reports, at mutation time, to the undo step
+// being recorded, and how a recorded patch is applied back.
+//
+// While a `Store` records an undo step (an undoable action's dispatch, or the application
+// of an undo or redo step), it installs a fresh `EntityUndoCapture` in each of the state's
+// entity stores. Every mutation path then makes one call, `captureForUndo(_:)`, before it
+// changes anything: the capture keeps the previous value of each id the first time it is
+// touched (or "absent"), and a chronological log of the membership and order changes
+// (insertions, removals with their position at that moment, the previous relative order of
+// the entities a sort or move rearranged). Nothing holds the store's storage meanwhile, so
+// the mutation stays in place (no copy-on-write copy): memory and time are proportional
+// to what the action changed.
+//
+// Applying a patch replays the log backwards (exact when the store is as the step left it;
+// best effort otherwise), then sets every touched id back to its previous value (present
+// or absent). It goes through the recording mutations, so that persistence writes exactly
+// the entities it touched, and the capture installed meanwhile records the inverse patch
+// (what redo applies).
+//
+// The capture also holds the storage the store had when the step began, until the first
+// in-place mutation releases it: an action that replaces the store wholesale
+// (`state.items = EntityStore(…)`) is then recorded as the difference between the two.
+
+/// One change an `EntityStore` is about to make, as reported to an undo capture.
+@usableFromInline
+enum EntityUndoEvent<Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
+    /// A present entity is about to change; its value before.
+    case update(Entity)
+    /// An absent id is about to be appended.
+    case insertion(Entity.ID)
+    /// Absent ids are about to be inserted (at any positions).
+    case insertions([Entity.ID])
+    /// The entity in `slot` is about to be removed.
+    case removal(Entity, slot: Int)
+    /// The entities in these slots (ascending) are about to be removed at once.
+    case removals(slots: [Int])
+    /// Every entity is about to be removed.
+    case removeAll
+    /// These ids, in their current relative order, are about to be rearranged.
+    case reorder([Entity.ID])
+    /// The contents are about to become `other`'s (values and order).
+    case replacement(by: EntityStore<Entity>)
+    /// `merge(from:)` is about to replace these entities (their values before) and append these ids.
+    case merge(replaced: [Entity], added: [Entity.ID])
+}
+
+/// The previous values and the membership/order log of one entity store in one undo step.
+struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable where Entity.ID: Sendable {
+    typealias ID = Entity.ID
+
+    /// One membership or order change, in the order they happened.
+    enum Step {
+        /// The id was inserted (appended, or re-inserted by an undo): undone by removing it.
+        case inserted(ID)
+        /// The entity was removed at `position` (among the entities present just before):
+        /// undone by inserting it back there.
+        case removed(Entity, position: Int)
+        /// These ids were rearranged; this was their relative order before.
+        case reordered([ID])
+    }
+
+    /// Each touched id's value before its first change in the step (`nil`: absent).
+    var previous: [ID: Entity?] = [:]
+    /// The touched ids, in the order they were first touched.
+    var touched: [ID] = []
+    /// The membership and order changes, oldest first.
+    var steps: [Step] = []
+
+    var isEmpty: Bool { touched.isEmpty && steps.isEmpty }
+
+    /// Keeps `value` as `id`'s previous value unless the step touched `id` already.
+    mutating func note(_ id: ID, _ value: Entity?) {
+        guard previous.index(forKey: id) == nil else { return }
+        previous[id] = value
+        touched.append(id)
+    }
+
+    /// Folds a later patch into this one (coalescing): the first previous value wins, the
+    /// logs are concatenated.
+    mutating func append(_ newer: EntityUndoPatch) {
+        for id in newer.touched { note(id, newer.previous[id]!) }
+        steps += newer.steps
+    }
+
+    /// Drops `ids` from the patch (they left the state without an undo step: another
+    /// writer deleted them), so that applying it does not bring them back.
+    mutating func forget(_ ids: Set<ID>) {
+        guard !touched.isEmpty || !steps.isEmpty else { return }
+        touched.removeAll { ids.contains($0) }
+        for id in ids { previous[id] = nil }
+        steps = steps.compactMap { step in
+            switch step {
+            case .inserted(let id): return ids.contains(id) ? nil : step
+            case .removed(let entity, _): return ids.contains(entity.id) ? nil : step
+            case .reordered(let order):
+                let kept = order.filter { !ids.contains($0) }
+                return kept.count > 1 ? .reordered(kept) : nil
+            }
+        }
+    }
+
+    /// Drops the touched ids whose value is back to the previous one (the step changed
+    /// them and changed them back): undo must not overwrite a later change of theirs.
+    mutating func dropUnchanged(_ current: (ID) -> Entity?) {
+        var unchanged = Set<ID>()
+        for id in touched where previous[id]! == current(id) { unchanged.insert(id) }
+        guard !unchanged.isEmpty else { return }
+        touched.removeAll { unchanged.contains($0) }
+        for id in unchanged { previous[id] = nil }
+    }
+
+    /// Ids the patch holds a value or a log entry for (for tests and diagnostics).
+    var count: Int { touched.count + steps.count }
+}
+
+/// What one entity store reports to the undo step being recorded (see the top of this file).
+/// Only the thread that mutates the store uses it, during one dispatch.
+@usableFromInline
+final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable where Entity.ID: Sendable {
+    typealias ID = Entity.ID
+    /// `false` once the step is recorded: a copy of the store kept elsewhere reports nothing.
+    @usableFromInline var isActive = true
+    /// The storage when the step began, until the first in-place mutation.
+    var retained: EntityStore<Entity>.Storage?
+    /// The fingerprint when the step began: unchanged means nothing changed.
+    let startFingerprint: ChangeFingerprint
+    var patch = EntityUndoPatch<Entity>()
+
+    init(storage: EntityStore<Entity>.Storage?, fingerprint: ChangeFingerprint) {
+        retained = storage
+        startFingerprint = fingerprint
+    }
+
+    @usableFromInline
+    func record(_ event: EntityUndoEvent<Entity>, in storage: EntityStore<Entity>.Storage) {
+        // Let the mutation find its storage uniquely referenced (no copy).
+        if retained === storage { retained = nil }
+        switch event {
+        case .update(let old):
+            patch.note(old.id, old)
+        case .insertion(let id):
+            patch.note(id, nil)
+            patch.steps.append(.inserted(id))
+        case .insertions(let ids):
+            for id in ids {
+                patch.note(id, nil)
+                patch.steps.append(.inserted(id))
+            }
+        case .removal(let old, let slot):
+            patch.note(old.id, old)
+            patch.steps.append(.removed(old, position: storage.position(ofSlot: slot)))
+        case .removals(let slots):
+            // Recorded as successive removals, lowest first: each at its position once the
+            // ones before it are gone.
+            for (offset, slot) in slots.enumerated() {
+                let old = storage.entity(inSlot: slot)
+                patch.note(old.id, old)
+                patch.steps.append(.removed(old, position: storage.position(ofSlot: slot) - offset))
+            }
+        case .removeAll:
+            for slot in storage.slots.indices {
+                guard let old = storage.slots[slot] else { continue }
+                patch.note(old.id, old)
+                patch.steps.append(.removed(old, position: 0))
+            }
+        case .reorder(let order):
+            patch.steps.append(.reordered(order))
+        case .replacement(let other):
+            recordReplacement(of: storage, by: other.storage)
+        case .merge(let replaced, let added):
+            for old in replaced { patch.note(old.id, old) }
+            for id in added {
+                patch.note(id, nil)
+                patch.steps.append(.inserted(id))
+            }
+        }
+    }
+
+    /// Records the difference between two storages as removals (lowest first), then
+    /// insertions (in `new`'s order), then a reorder if `new`'s order is not what they give.
+    func recordReplacement(of old: EntityStore<Entity>.Storage, by new: EntityStore<Entity>.Storage) {
+        guard old !== new else { return }
+        var removedSoFar = 0
+        var position = 0
+        var survivors: [ID] = []
+        for slot in old.slots.indices {
+            guard let entity = old.slots[slot] else { continue }
+            if let current = new.entity(forID: entity.id) {
+                if current != entity { patch.note(entity.id, entity) }
+                survivors.append(entity.id)
+            } else {
+                patch.note(entity.id, entity)
+                patch.steps.append(.removed(entity, position: position - removedSoFar))
+                removedSoFar += 1
+            }
+            position += 1
+        }
+        var newOrder: [ID] = []
+        newOrder.reserveCapacity(new.count)
+        var added: [ID] = []
+        for slot in new.slots.indices {
+            guard let entity = new.slots[slot] else { continue }
+            newOrder.append(entity.id)
+            if old.index[entity.id] == nil {
+                patch.note(entity.id, nil)
+                patch.steps.append(.inserted(entity.id))
+                added.append(entity.id)
+            }
+        }
+        let intermediate = survivors + added
+        if intermediate != newOrder { patch.steps.append(.reordered(intermediate)) }
+    }
+}
+
+extension EntityStore {
+    /// Reports a change about to be made to the undo step being recorded, if any. Every
+    /// mutation path calls it once, before it mutates anything.
+    @inlinable
+    func captureForUndo(_ event: @autoclosure () -> EntityUndoEvent<Entity>) {
+        guard let capture = _undoCapture, capture.isActive else { return }
+        capture.record(event(), in: storage)
+    }
+
+    /// Starts recording an undo step in this store. `retaining`: hold the storage until the
+    /// first captured mutation, so that a wholesale replacement is recorded too (a mutation
+    /// path that does not capture would then copy the storage).
+    mutating func beginUndoCapture(retaining: Bool = true) -> EntityUndoCapture<Entity> {
+        let capture = EntityUndoCapture(storage: retaining ? storage : nil, fingerprint: _changeFingerprint)
+        _undoCapture = capture
+        return capture
+    }
+
+    /// Ends the step `capture` recorded; returns its patch, or `nil` if the store did not change.
+    mutating func endUndoCapture(_ capture: EntityUndoCapture<Entity>) -> EntityUndoPatch<Entity>? {
+        capture.isActive = false
+        if _undoCapture !== capture, let old = capture.retained {
+            // Replaced wholesale (not mutated in place): record the difference.
+            capture.recordReplacement(of: old, by: storage)
+        }
+        capture.retained = nil
+        _undoCapture = nil
+        var patch = capture.patch
+        capture.patch = EntityUndoPatch()
+        guard _changeFingerprint != capture.startFingerprint else { return nil }
+        let storage = self.storage
+        patch.dropUnchanged { storage.entity(forID: $0) }
+        return patch.isEmpty ? nil : patch
+    }
+
+    /// Applies an undo patch to the current contents: replays its log backwards, then sets
+    /// every id it touched back to its previous value (present or absent). Recorded like
+    /// any change.
+    mutating func applyUndoPatch(_ patch: EntityUndoPatch<Entity>) {
+        var index = patch.steps.count - 1
+        while index >= 0 {
+            switch patch.steps[index] {
+            case .inserted(let id):
+                self[id] = nil
+                index -= 1
+            case .reordered(let order):
+                restoreRelativeOrder(order)
+                index -= 1
+            case .removed:
+                var start = index
+                while start > 0, case .removed = patch.steps[start - 1] { start -= 1 }
+                reinsertRemoved(patch.steps[start...index])
+                index = start - 1
+            }
+        }
+        for id in patch.touched {
+            self[id] = patch.previous[id]!
+        }
+    }
+
+    /// Undoes a run of successive removals (oldest first): the entities come back where
+    /// they were before the first of them. Entities present again are left alone.
+    mutating func reinsertRemoved(_ run: ArraySlice<EntityUndoPatch<Entity>.Step>) {
+        var removed: [(entity: Entity, position: Int)] = []
+        var seen = Set<ID>()
+        for step in run {
+            guard case .removed(let entity, let position) = step, storage.index[entity.id] == nil,
+                  seen.insert(entity.id).inserted else { continue }
+            removed.append((entity, position))
+        }
+        guard !removed.isEmpty else { return }
+        let oldCount = count
+        var placed: [(position: Int, entity: Entity)]
+        if removed.count == 1 {
+            placed = [(Swift.min(Swift.max(removed[0].position, 0), oldCount), removed[0].entity)]
+        } else {
+            // Each removal's position counts the entities still there at that moment; find
+            // its place among all of them (an order-statistics tree over the final positions).
+            var tree = PositionTree(count: oldCount + removed.count)
+            placed = removed.map { item in (tree.take(Swift.max(item.position, 0)), item.entity) }
+            placed.sort { $0.position < $1.position }
+        }
+        captureForUndo(.insertions(placed.map(\.entity.id)))
+        makeUnique()
+        storage.reinsert(placed)
+        for item in placed {
+            _changes.recordInsertion(item.entity.id)
+            _observationLog.record(item.entity.id, membership: true)
+        }
+        if placed[0].position < oldCount { _changes.recordReorder() }
+        _changeFingerprint = .next()
+    }
+
+    /// Puts the present ids of `order` in that relative order, within the positions they
+    /// occupy; the other entities do not move. Recorded as a reorder if anything moved.
+    mutating func restoreRelativeOrder(_ order: [ID]) {
+        var slots: [Int] = []
+        var seen = Set<ID>()
+        for id in order {
+            if let slot = storage.index[id], seen.insert(id).inserted { slots.append(slot) }
+        }
+        let sorted = slots.sorted()
+        guard sorted != slots else { return }
+        captureForUndo(.reorder(sorted.map { storage.entity(inSlot: $0).id }))
+        let entities = slots.map { storage.entity(inSlot: $0) }
+        makeUnique()
+        for (slot, entity) in zip(sorted, entities) {
+            storage.slots[slot] = entity
+            storage.index[entity.id] = slot
+        }
+        _changes.recordReorder()
+        _observationLog.recordMembership()
+        _changeFingerprint = .next()
+    }
+}
+
+/// Positions `0..<count`, from which positions are taken one at a time by rank: a Fenwick
+/// tree of the positions not taken yet. O(count) to build, O(log count) per take.
+struct PositionTree {
+    private var tree: [Int]
+    private var remaining: Int
+    private let top: Int
+
+    init(count: Int) {
+        tree = [Int](repeating: 0, count: count + 1)
+        for index in 1...Swift.max(count, 1) where index <= count { tree[index] = index & -index }
+        remaining = count
+        var top = 1
+        while top * 2 <= count { top *= 2 }
+        self.top = top
+    }
+
+    /// Takes the `rank`-th position not taken yet (0-based, clamped to the last one).
+    mutating func take(_ rank: Int) -> Int {
+        let k = Swift.min(rank, remaining - 1) + 1
+        var position = 0
+        var left = k
+        var step = top
+        while step > 0 {
+            let next = position + step
+            if next < tree.count, tree[next] < left {
+                position = next
+                left -= tree[next]
+            }
+            step /= 2
+        }
+        // `position` is the 1-based index just before the k-th one: take index position + 1.
+        var index = position + 1
+        while index < tree.count {
+            tree[index] -= 1
+            index += index & -index
+        }
+        remaining -= 1
+        return position
+    }
+}
+
+extension EntityStore.Storage {
+    /// The position (0..<count) of the live entity in `slot`. O(1) without tombstones, when
+    /// they form one run, or before the first of them; otherwise O(log n) once the position
+    /// map of this layout is built (O(n), once per layout).
+    func position(ofSlot slot: Int) -> Int {
+        if slot < firstTombstone { return slot }
+        let tombstones = slots.count - index.count
+        if lastTombstone - firstTombstone + 1 == tombstones { return slot - tombstones }
+        let map = positionMap()
+        var low = 0, high = map.slots.count
+        while low < high {
+            let middle = (low + high) / 2
+            if map.slots[middle] < slot { low = middle + 1 } else { high = middle }
+        }
+        if low < map.slots.count, map.slots[low] == slot { return map.base + low }
+        // Appended after the map was built: the last slots are live and contiguous.
+        return index.count - (slots.count - slot)
+    }
+
+    /// Inserts absent entities at their final positions (ascending; a position past the
+    /// end appends). O(n − lowest position + k).
+    func reinsert(_ placed: [(position: Int, entity: Entity)]) {
+        compactIfNeeded()
+        let low = Swift.min(placed[0].position, slots.count)
+        var tail: [Entity?] = []
+        tail.reserveCapacity(slots.count - low + placed.count)
+        var old = low
+        var next = 0
+        while old < slots.count || next < placed.count {
+            if next < placed.count, old >= slots.count || placed[next].position <= low + tail.count {
+                tail.append(placed[next].entity)
+                next += 1
+            } else {
+                tail.append(slots[old])
+                old += 1
+            }
+        }
+        slots.replaceSubrange(low..., with: tail)
+        for slot in low..<slots.count {
+            index[slots[slot].unsafelyUnwrapped.id] = slot
+        }
+    }
+}
