@@ -15,7 +15,7 @@ public struct TodosCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "todos",
         abstract: "A terminal to-do app (Swidux example). With no subcommand, opens the full-screen UI.",
-        subcommands: [Add.self, List.self, Done.self, Remove.self, Stress.self, Check.self]
+        subcommands: [Add.self, List.self, Done.self, Remove.self, Stress.self, Check.self, TimeKeys.self]
     )
 
     @OptionGroup public var options: DatabaseOptions
