@@ -36,6 +36,9 @@ let package = Package(
         ]),
         benchmark("UndoMemory", ["CMallocInfo"]),
         benchmark("RowObservation"),
+        benchmark("DerivedState"),
+        // Runs the release `todos` executable of the main package (build it first).
+        benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )
