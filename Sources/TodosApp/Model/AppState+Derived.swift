@@ -35,11 +35,11 @@ extension AppState {
 
     /// The items the item screen shows: current list, filter, then search query
     /// (matching title or tag names, case- and diacritic-insensitive).
-    public var visibleItems: [TodoItem] { Self.visible(self) }
+    public var visibleItems: [TodoItem] { Self.itemScreen(self).visible }
 
     /// Counts for the current list: total, active, completed.
     public var counts: (total: Int, active: Int, completed: Int) {
-        let counts = Self.currentCounts(self)
+        let counts = Self.itemScreen(self).counts
         return (counts.total, counts.total - counts.done, counts.done)
     }
 
@@ -64,32 +64,49 @@ extension AppState {
 public struct ItemCounts: Equatable, Sendable {
     public var total = 0
     public var done = 0
+
+    mutating func add(_ other: ItemCounts) {
+        total += other.total
+        done += other.done
+    }
 }
 
 extension AppState {
-    /// ``visibleItems``: recomputed when the items, the current list, the filter, the
-    /// search query or (for the query) tags change; not when the cursor moves.
-    static let visible = Derived(
+    /// ``visibleItems`` and ``counts``, in one pass over the items: recomputed when the
+    /// items, the current list, the filter, the search query or (for the query) tags
+    /// change; not when the cursor moves.
+    static let itemScreen = Derived(
         \AppState.items, \.currentList?.id, \.ui.filter, \.ui.searchQuery, \.tags, \.itemTags
-    ) { items, listID, filter, searchQuery, tags, itemTags -> [TodoItem] in
-        guard let listID else { return [] }
+    ) { items, listID, filter, searchQuery, tags, itemTags -> ItemScreen in
+        guard let listID else { return ItemScreen() }
         let query = searchQuery.trimmingCharacters(in: .whitespaces)
         // Tag names per item, built once (not per item) when a query needs them.
         var tagNames: [UUID: [String]] = [:]
         if !query.isEmpty {
             for link in itemTags { if let tag = tags[link.tagID] { tagNames[link.itemID, default: []].append(tag.name) } }
         }
-        return items.filter { item in
-            guard item.listID == listID else { return false }
+        var screen = ItemScreen()
+        if filter == .all, query.isEmpty { screen.visible.reserveCapacity(items.count) }
+        for item in items where item.listID == listID {
+            screen.counts.total += 1
+            if item.isDone { screen.counts.done += 1 }
             switch filter {
             case .all: break
-            case .active: if item.isDone { return false }
-            case .completed: if !item.isDone { return false }
+            case .active: if item.isDone { continue }
+            case .completed: if !item.isDone { continue }
             }
-            guard !query.isEmpty else { return true }
-            if matches(item.title, query) { return true }
-            return tagNames[item.id]?.contains { matches($0, query) } ?? false
+            if !query.isEmpty, !matches(item.title, query), !(tagNames[item.id]?.contains { matches($0, query) } ?? false) {
+                continue
+            }
+            screen.visible.append(item)
         }
+        return screen
+    }
+
+    /// What the item screen lists, and the counts of the current list.
+    struct ItemScreen: Sendable {
+        var visible: [TodoItem] = []
+        var counts = ItemCounts()
     }
 
     /// ``selectedIndex``: the position of the highlighted item among the visible ones
@@ -100,18 +117,21 @@ extension AppState {
         return 0
     }
 
-    /// ``counts``: the current list's totals, from the counts of every list.
-    static let currentCounts = Derived(\AppState.countsByList, \.currentList?.id) { counts, listID -> ItemCounts in
-        listID.flatMap { counts[$0] } ?? ItemCounts()
-    }
-
     /// ``countsByList``: one pass over the items when they change.
     static let listCounts = Derived(\AppState.items) { items -> [UUID: ItemCounts] in
         var counts: [UUID: ItemCounts] = [:]
+        // Items of one list mostly follow each other: count a run, then add it (one
+        // dictionary access per run, not per item).
+        var run: (list: UUID, counts: ItemCounts)?
         for item in items {
-            counts[item.listID, default: ItemCounts()].total += 1
-            if item.isDone { counts[item.listID, default: ItemCounts()].done += 1 }
+            if run?.list != item.listID {
+                if let run { counts[run.list, default: ItemCounts()].add(run.counts) }
+                run = (item.listID, ItemCounts())
+            }
+            run!.counts.total += 1
+            if item.isDone { run!.counts.done += 1 }
         }
+        if let run { counts[run.list, default: ItemCounts()].add(run.counts) }
         return counts
     }
 
