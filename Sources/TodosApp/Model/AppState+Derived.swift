@@ -35,7 +35,11 @@ extension AppState {
 
     /// The items the item screen shows: current list, filter, then search query
     /// (matching title or tag names, case- and diacritic-insensitive).
-    public var visibleItems: [TodoItem] { Self.itemScreen(self).visible }
+    public var visibleItems: [TodoItem] { Self.visibleItemValues(self) }
+
+    /// The ids of ``visibleItems``, in order: what the item screen and the cursor read (a
+    /// key reads the entities of the rows on screen only).
+    public var visibleIDs: [UUID] { Self.itemScreen(self).visible }
 
     /// Counts for the current list: total, active, completed.
     public var counts: (total: Int, active: Int, completed: Int) {
@@ -46,10 +50,10 @@ extension AppState {
     /// The highlighted item if it is visible, else the first visible item.
     public var selectedItem: TodoItem? {
         guard let index = selectedIndex else { return nil }
-        return visibleItems[index]
+        return items[visibleIDs[index]]
     }
 
-    /// The index of the highlighted item among ``visibleItems``.
+    /// The index of the highlighted item among ``visibleIDs`` (and ``visibleItems``).
     public var selectedIndex: Int? { Self.selection(self) }
 
     /// Total and done items of every list.
@@ -87,6 +91,7 @@ extension AppState {
         }
         var screen = ItemScreen()
         if filter == .all, query.isEmpty { screen.visible.reserveCapacity(items.count) }
+        // Ids, not entities: no copy of the items, nothing to release when replaced.
         for item in items where item.listID == listID {
             screen.counts.total += 1
             if item.isDone { screen.counts.done += 1 }
@@ -98,23 +103,28 @@ extension AppState {
             if !query.isEmpty, !matches(item.title, query), !(tagNames[item.id]?.contains { matches($0, query) } ?? false) {
                 continue
             }
-            screen.visible.append(item)
+            screen.visible.append(item.id)
         }
         return screen
     }
 
     /// What the item screen lists, and the counts of the current list.
     struct ItemScreen: Sendable {
-        var visible: [TodoItem] = []
+        var visible: [UUID] = []
         var counts = ItemCounts()
     }
 
     /// ``selectedIndex``: the position of the highlighted item among the visible ones
     /// (found once per change of either), else 0; `nil` when nothing is visible.
-    static let selection = Derived(\AppState.visibleItems, \.ui.selectedItemID) { visible, id -> Int? in
+    static let selection = Derived(\AppState.visibleIDs, \.ui.selectedItemID) { visible, id -> Int? in
         guard !visible.isEmpty else { return nil }
-        if let id, let index = visible.firstIndex(where: { $0.id == id }) { return index }
+        if let id, let index = visible.firstIndex(of: id) { return index }
         return 0
+    }
+
+    /// ``visibleItems``: the entities of ``visibleIDs`` (computed when read, not by a key).
+    static let visibleItemValues = Derived(\AppState.visibleIDs, \.items) { ids, items -> [TodoItem] in
+        ids.compactMap { items[$0] }
     }
 
     /// ``countsByList``: one pass over the items when they change.

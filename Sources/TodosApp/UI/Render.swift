@@ -53,7 +53,7 @@ public enum Render {
         lines.append(" Lists: " + tabs)
         lines.append(rule(width))
 
-        let visible = state.visibleItems
+        let visible = state.visibleIDs
         let rows = height - 6
         let selected = state.selectedIndex
         // When the items do not fit, the last row says how many more there are (if there
@@ -74,7 +74,8 @@ public enum Render {
         }
         // Only the rows on screen are read (the visible list is memoized, see AppState+Derived).
         let shown = visible.indices.dropFirst(offset).prefix(slots)
-        for (index, item) in zip(shown, visible[shown]) {
+        for (index, id) in zip(shown, visible[shown]) {
+            guard let item = state.items[id] else { continue }
             let marker = index == selected ? " ▸ " : "   "
             let box = item.isDone ? "[x] " : "[ ] "
             let tags = state.tags(of: item.id).map { "#\(text($0.name))" }.joined(separator: " ")
