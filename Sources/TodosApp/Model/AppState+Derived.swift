@@ -89,12 +89,13 @@ extension AppState {
         if !query.isEmpty {
             for link in itemTags { if let tag = tags[link.tagID] { tagNames[link.itemID, default: []].append(tag.name) } }
         }
-        var screen = ItemScreen()
-        if filter == .all, query.isEmpty { screen.visible.reserveCapacity(items.count) }
+        var visible: [UUID] = []
+        var counts = ItemCounts()
+        if filter == .all, query.isEmpty { visible.reserveCapacity(items.count) }
         // Ids, not entities: no copy of the items, nothing to release when replaced.
         for item in items where item.listID == listID {
-            screen.counts.total += 1
-            if item.isDone { screen.counts.done += 1 }
+            counts.total += 1
+            if item.isDone { counts.done += 1 }
             switch filter {
             case .all: break
             case .active: if item.isDone { continue }
@@ -103,28 +104,38 @@ extension AppState {
             if !query.isEmpty, !matches(item.title, query), !(tagNames[item.id]?.contains { matches($0, query) } ?? false) {
                 continue
             }
-            screen.visible.append(item.id)
+            visible.append(item.id)
         }
-        return screen
+        return ItemScreen(visible: visible, counts: counts)
     }
 
-    /// What the item screen lists, and the counts of the current list.
-    struct ItemScreen: Sendable {
-        var visible: [UUID] = []
-        var counts = ItemCounts()
+    /// What the item screen lists, and the counts of the current list. A class: a derived
+    /// value that takes it as an input compares it by identity, in O(1) (an array of
+    /// 100,000 ids would be compared element by element).
+    final class ItemScreen: Sendable {
+        let visible: [UUID]
+        let counts: ItemCounts
+        init(visible: [UUID] = [], counts: ItemCounts = ItemCounts()) {
+            self.visible = visible
+            self.counts = counts
+        }
     }
+
+    /// The memoized ``ItemScreen`` (an input of ``selection``).
+    var currentItemScreen: ItemScreen { Self.itemScreen(self) }
 
     /// ``selectedIndex``: the position of the highlighted item among the visible ones
     /// (found once per change of either), else 0; `nil` when nothing is visible.
-    static let selection = Derived(\AppState.visibleIDs, \.ui.selectedItemID) { visible, id -> Int? in
+    static let selection = Derived(\AppState.currentItemScreen, \.ui.selectedItemID) { screen, id -> Int? in
+        let visible = screen.visible
         guard !visible.isEmpty else { return nil }
         if let id, let index = visible.firstIndex(of: id) { return index }
         return 0
     }
 
     /// ``visibleItems``: the entities of ``visibleIDs`` (computed when read, not by a key).
-    static let visibleItemValues = Derived(\AppState.visibleIDs, \.items) { ids, items -> [TodoItem] in
-        ids.compactMap { items[$0] }
+    static let visibleItemValues = Derived(\AppState.currentItemScreen, \.items) { screen, items -> [TodoItem] in
+        screen.visible.compactMap { items[$0] }
     }
 
     /// ``countsByList``: one pass over the items when they change.
