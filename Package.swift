@@ -88,6 +88,7 @@ let package = Package(
                 "Swidux", "SwiduxSQLite", "SwiduxTesting", "swidux-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -95,6 +96,8 @@ let package = Package(
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
+        // The README's quick start, compiled and run (its files are quoted verbatim by the README).
+        .testTarget(name: "QuickStartTests", dependencies: ["SwiduxSQLite", "SwiduxTesting"]),
         .testTarget(
             name: "TodosAppTests",
             dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "todos", .product(name: "Clocks", package: "swift-clocks")]

@@ -36,6 +36,10 @@ let package = Package(
         ]),
         benchmark("UndoMemory", ["CMallocInfo"]),
         benchmark("RowObservation"),
+        benchmark("ExternalChanges", [
+            .product(name: "SwiduxSQLite", package: "Swidux"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         benchmark("DerivedState"),
         // Runs the release `todos` executable of the main package (build it first).
         benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),

@@ -69,7 +69,7 @@ extension SwiduxCommand {
         public var swiduxVersion: String?
 
         /// `--swidux-url`: the Swidux repository (default ``SwiduxDependency/defaultURL``).
-        @Option(help: ArgumentHelp("The Swidux repository URL (default: \(SwiduxDependency.defaultURL), a placeholder).", valueName: "url"))
+        @Option(help: ArgumentHelp("The Swidux repository URL (default: \(SwiduxDependency.defaultURL)).", valueName: "url"))
         public var swiduxURL: String?
 
         /// Required by ArgumentParser.

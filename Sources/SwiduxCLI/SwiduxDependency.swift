@@ -6,9 +6,9 @@ public enum SwiduxDependency: Equatable, Sendable {
     case url(String, from: String)
 
     /// The repository `swidux new` points at when neither `--swidux-path` nor `--swidux-url`
-    /// is given. A placeholder organisation: publish Swidux, then pass `--swidux-url` (or
-    /// edit the generated `Package.swift`).
-    public static let defaultURL = "https://github.com/swidux-org/Swidux"
+    /// is given: the canonical URL, the same in the README and the DocC catalogs (a test
+    /// checks that they agree).
+    public static let defaultURL = "https://github.com/swidux/Swidux"
     /// The version `swidux new` asks for when `--swidux-version` is not given.
     public static let defaultVersion = "0.1.0"
 

@@ -4,6 +4,14 @@
 //        swidux-crash-writer migrate <database path> <go file>
 //        swidux-crash-writer read <database path>
 //        swidux-crash-writer read-then-write <database path>
+//        swidux-crash-writer sql <database path> <sql>
+//        swidux-crash-writer follow-writer <database path> <seed> <steps> <done file> <other done file> <dump file>
+//
+// `sql` runs the statements in one transaction (a plain SQL writer) and exits 0.
+// `follow-writer` runs a store on table "a" that follows the database (ExternalChangesTests'
+// randomized test): `steps` random puts and deletes of ids 0..<20 with random flush timing,
+// a final flush, then it creates the done file, waits for the other writer's, waits until
+// its store equals the file (at most 20 s) and writes its store's rows as JSON to the dump file.
 //
 // `migrate` waits until the go file exists (so that many children start at once), opens
 // (creating) the database with `concurrentMigrations`, appends one row to table "log"
@@ -125,8 +133,30 @@ if arguments.count == 3, arguments[1] == "read" || arguments[1] == "read-then-wr
     }
 }
 
+if arguments.count == 4, arguments[1] == "sql" {
+    do {
+        let database = try SwiduxDatabase(path: arguments[2], migrations: migrations, access: .existing)
+        try database.writer.write { db in try db.execute(sql: arguments[3]) }
+        try database.close()
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
+if arguments.count == 8, arguments[1] == "follow-writer" {
+    do {
+        try await FollowWriter.run(
+            path: arguments[2], seed: UInt64(arguments[3]) ?? 1, steps: Int(arguments[4]) ?? 100,
+            done: arguments[5], otherDone: arguments[6], dump: arguments[7])
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
 guard arguments.count == 3 else {
-    fail("usage: swidux-crash-writer <database> <progress file> | migrate <database> <go file> | read <database> | read-then-write <database>", status: 2)
+    fail("usage: swidux-crash-writer <database> <progress file> | migrate <database> <go file> | read <database> | read-then-write <database> | sql <database> <sql> | follow-writer <database> <seed> <steps> <done> <other done> <dump>", status: 2)
 }
 
 do {

@@ -54,6 +54,8 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
     let fetchAllRows: @Sendable (Database, EntityTable) throws -> [Entity]
     let encodeRow: @Sendable (inout RowEncoder, Entity) throws -> Void
     let valueColumns: [String]?   // fixed for the JSON mapping, per batch for records
+    /// One row (`SELECT *`) to an entity, for the change feed (EntityTable+Changes).
+    let decodeRow: @Sendable (Row) throws -> Entity
 
     /// The Codable mapping: columns `id`, `position` and `data` (the JSON encoding of
     /// the entity). No code beyond `Codable` conformance.
@@ -68,6 +70,7 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         self.idColumn = "id"
         self.positionColumn = "position"
         self.valueColumns = ["id", "data"]
+        self.decodeRow = { row in try JSONDecoder().decode(Entity.self, from: row["data"] as Data? ?? Data()) }
         self.fetchAllRows = { db, table in
             let decoder = JSONDecoder()
             var entities: [Entity] = []
@@ -130,6 +133,7 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         self.idColumn = idColumn
         self.positionColumn = positionColumn
         self.valueColumns = nil
+        self.decodeRow = { row in try Entity(row: row) }
         self.fetchAllRows = { db, table in
             let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) ORDER BY \(table.positionColumn.quotedDatabaseIdentifier), \(table.idColumn.quotedDatabaseIdentifier)"
             do {

@@ -15,7 +15,7 @@ extension SwiduxDatabase {
     /// - Throws: ``SwiduxDatabaseError``, e.g. ``SwiduxDatabaseError/Cause/undecodable(table:)``
     ///   when a stored row no longer decodes into `Entity`.
     public func hydrate<Entity>(_ table: EntityTable<Entity>) async throws -> EntityStore<Entity> {
-        try await guarded { try await writer.read { db in try table.fetchStore(db) } }
+        try await guarded { try await writer.read { db in try self.journaled(db) { try table.fetchStore(db) } } }
     }
 
     /// The synchronous form of ``hydrate(_:)-6hsk8``, for app start-up code that cannot await.
@@ -24,7 +24,7 @@ extension SwiduxDatabase {
     /// let todos = try database.hydrate(AppDatabase.todos)
     /// ```
     public func hydrate<Entity>(_ table: EntityTable<Entity>) throws -> EntityStore<Entity> {
-        try guarded { try writer.read { db in try table.fetchStore(db) } }
+        try guarded { try writer.read { db in try self.journaled(db) { try table.fetchStore(db) } } }
     }
 
     /// Loads several tables from **one snapshot**: all of them as of the same completed
@@ -38,8 +38,29 @@ extension SwiduxDatabase {
     ) async throws -> (repeat EntityStore<each Entity>) {
         try await guarded {
             try await writer.read { db in
-                (repeat try (each tables).fetchStore(db))
+                try self.journaled(db) { (repeat try (each tables).fetchStore(db)) }
             }
         }
+    }
+
+    /// Runs your own hydration read (several tables, custom requests) in one snapshot, and
+    /// notes the change-journal position it saw, so that `store.follow(database)` replays
+    /// from there instead of re-reading every table.
+    ///
+    /// ```swift
+    /// let state = try database.hydrate { db in
+    ///     AppState(lists: try AppDatabase.lists.fetchStore(db), items: try AppDatabase.items.fetchStore(db))
+    /// }
+    /// ```
+    public func hydrate<T>(_ read: (Database) throws -> T) throws -> T {
+        try guarded { try writer.read { db in try self.journaled(db) { try read(db) } } }
+    }
+
+    /// Runs a hydration read and notes the journal sequence it saw: a feed started later
+    /// replays from there (see ``ChangeFeed``).
+    private func journaled<T>(_ db: Database, _ read: () throws -> T) throws -> T {
+        let value = try read()
+        journal.hydrated(at: try ChangeJournal.lastSequence(db))
+        return value
     }
 }

@@ -17,12 +17,16 @@ extension SwiduxDatabase {
     ///     database.stateWriter(for: \.items, table: AppDatabase.items),
     /// ])
     /// ```
+    ///
+    /// It also binds the table to the key path for `store.follow(database)` (see
+    /// <doc:ExternalChanges>).
     @MainActor
     public func stateWriter<State, Entity>(
         for keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         table: EntityTable<Entity>
     ) -> StateWriter<State> {
-        StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
+        journal.bind(StateTableBinding(keyPath: keyPath, table: table))
+        return StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
             try table.write(batch, in: db)
         })
     }

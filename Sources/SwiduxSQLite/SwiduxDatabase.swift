@@ -8,11 +8,10 @@ import GRDB
 /// ```swift
 /// let database = try SwiduxDatabase(path: "/path/to/app.sqlite", migrations: .app)
 /// var state = AppState()
-/// state.todos = try await database.hydrate(AppDatabase.todos)
-///
-/// let persistence = PersistenceMiddleware<AppState>(writers: [
-///     database.stateWriter(for: \.todos, table: AppDatabase.todos),
+/// let persistence = try database.persistence(hydrating: &state, [
+///     .entities(\.todos, in: AppDatabase.todos),
 /// ])
+/// let store = Store(initialState: state, reducer: AppReducer(), environment: .live, persistence: persistence)
 /// ```
 ///
 /// The file is never deleted, truncated or overwritten when it cannot be used: the
@@ -70,7 +69,10 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// byte as it was.
     ///
     /// ```swift
-    /// let url = URL.applicationSupportDirectory.appending(path: "app.sqlite")
+    /// // Application Support does not exist on a fresh install: create it first.
+    /// let directory = URL.applicationSupportDirectory
+    /// try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// let url = directory.appending(path: "app.sqlite")
     /// let database = try SwiduxDatabase(path: url.path, migrations: .app)
     ///
     /// // A command that only lists: no file created, nothing written.
@@ -213,6 +215,11 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     public let access: Access
 
     private let lifecycle = Lifecycle()
+    /// The change journal's state: origin token, bound tables, own writes (see `JournalState`).
+    let journal = JournalState()
+
+    /// `true` once ``close()`` was called.
+    var isClosed: Bool { lifecycle.isClosed }
 
     private init(opened writer: any DatabaseWriter, path: String?, access: Access) {
         self.writer = writer
@@ -287,10 +294,14 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         guard !operations.isEmpty else { return }
         if access == .readOnly, !lifecycle.isClosed { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
         try await guarded {
-            try await writer.write { db in
+            let own = try await writer.write { db in
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                let mark = try self.journalMark(db)
                 for operation in operations { try operation(db) }
+                // A following feed skips what this flush wrote (see ChangeFeed).
+                return try mark.map { try self.tagOwnEntries(db, after: $0) } ?? []
             }
+            journal.recordOwn(own)
         }
     }
 

@@ -18,9 +18,12 @@ extension TestStore {
     /// ``flush()``, which writes at once, this checks the window itself.
     ///
     /// Fails when the test store has no `PersistenceMiddleware` or its clock is not a
-    /// `TestClock<Duration>`, and when changes are still pending `timeout` (default
-    /// ``timeout``) of real time later: a write failed (it is retried after a backoff; see
-    /// `PersistenceMiddleware/onError`) or an action kept changing persisted state.
+    /// `TestClock<Duration>`, and when changes are still pending `timeout` of real time
+    /// later: a write failed (it is retried after a backoff; see
+    /// `PersistenceMiddleware/onError`) or an action kept changing persisted state. The
+    /// flush is real I/O (a SQLite transaction on a loaded CI machine can take seconds), so
+    /// the default is ``timeout`` but at least 10 seconds; a passing test waits only until
+    /// the flush has written.
     public func closePersistenceWindow(
         timeout: Duration? = nil,
         fileID: StaticString = #fileID,
@@ -44,7 +47,7 @@ extension TestStore {
         await clock.advance(by: persistence.debounce)
         // The window's task wakes and takes the pending changes, then writes them; no
         // suspension separates "pending" from "flushing", so one of them is seen until done.
-        let limit = timeout ?? self.timeout
+        let limit = timeout ?? max(self.timeout, Self.minimumFlushTimeout)
         let start = ContinuousClock.now
         var polls = 0
         while persistence.hasPendingWrites || persistence.isFlushing, ContinuousClock.now - start < limit {
@@ -61,4 +64,7 @@ extension TestStore {
         await settleEffects()
         reportEffectErrors(at: site)
     }
+
+    /// The least `closePersistenceWindow()` waits for a flush by default.
+    static var minimumFlushTimeout: Duration { .seconds(10) }
 }

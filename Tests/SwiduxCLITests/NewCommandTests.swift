@@ -23,7 +23,7 @@ struct NewCommandTests {
         defer { temp.remove() }
         #expect(runSwidux(["new", "Notes", "--path", temp.url.path, "--swidux-version", "2.0.0"]).code == 0)
         let manifest = try String(contentsOfFile: temp.path("Notes", "Package.swift"), encoding: .utf8)
-        #expect(manifest.contains(#".package(url: "https://github.com/swidux-org/Swidux", from: "2.0.0")"#))
+        #expect(manifest.contains(#".package(url: "https://github.com/swidux/Swidux", from: "2.0.0")"#))
     }
 
     @Test func anInvalidNameIsRefused() throws {

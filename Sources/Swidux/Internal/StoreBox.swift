@@ -31,11 +31,11 @@ protocol RootControls: AnyObject {
 final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Observable {
     private(set) var state: State
     private let reducer: (inout State, Action) -> Effect<Action>?
-    private let middleware: [any Middleware<State, Action>]
+    let middleware: [any Middleware<State, Action>]
     let persistence: PersistenceMiddleware<State>?
     let undoStack: UndoMiddleware<State>?
     private let undoPolicy: (Action) -> UndoPolicy
-    private let logger: Logger
+    let logger: Logger
     private let onUnexpectedError: @MainActor (any Error) -> Void
     private var runner: EffectRunner<Action>!
     private let registrar = ObservationRegistrar()

@@ -68,10 +68,8 @@ extension EntityStore: RandomAccessCollection {
     ///   access after a deletion builds a position map in O(*n*), shared by every later
     ///   access (and every copy) until the next deletion.
     ///
-    /// - Note: With `Int` ids, `store[x]` can mean a lookup by id (`store[id]`,
-    ///   returning `Entity?`) or by position (returning `Entity`). The lookup by id wins
-    ///   whenever both fit; write `store[x] as Entity` (or use a non-optional result,
-    ///   `store[x].title`) for a position.
+    /// - Note: With `Int` ids, `store[x]` is the lookup by id (`Entity?`); write
+    ///   `store[position: x]` for a position and `store[id: x]` for an id.
     @inlinable
     @_disfavoredOverload
     public subscript(position: Int) -> Entity {

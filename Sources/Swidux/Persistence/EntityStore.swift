@@ -15,9 +15,12 @@ import Foundation
 /// `RandomAccessCollection` of its entities (positions `0..<count`), so SwiftUI's
 /// `ForEach(store.cards) { card in … }` works on it directly.
 ///
-/// Ids can be of any `Hashable & Sendable` type (`UUID`, `Int`, `String`, …). With
-/// `Int` ids, `store[x]` is the lookup by id whenever an optional fits, and a position
-/// otherwise: write `store[x] as Entity` to read a position explicitly.
+/// Ids can be of any `Hashable & Sendable` type (`UUID`, `Int`, `String`, …). Two labelled
+/// subscripts say which access you mean: `store[id: x]` (`Entity?`, by id) and
+/// `store[position: i]` (`Entity`, by place in the order). The unlabelled `store[id]` is
+/// the lookup by id; with `Int` ids it stays the lookup by id, and its old fallback to a
+/// position where only an `Entity` fits (`store[0].title`) is deprecated: write
+/// `store[position: 0]`.
 ///
 /// Every mutation that changes the contents records the ids involved in ``changes``
 /// (which the ``PersistenceMiddleware`` drains after each reducer call) and assigns a

@@ -16,8 +16,8 @@ import Logging
 /// ```
 ///
 /// Guarantees:
-/// - Writers flush sequentially **in registration order** (leaves first, aggregates last).
-///   Writers sharing a ``TransactionalWriteBackend`` are applied in one atomic transaction.
+/// - Writers flush sequentially **in registration order** (see `writers` for the order to
+///   choose). Writers sharing a ``TransactionalWriteBackend`` are applied in one atomic transaction.
 /// - **Flushes never overlap**: changes made while a flush is in flight are written by the
 ///   next flush, after it, so an old value never lands last.
 /// - The window opens at the first change and is not extended by later ones, so continuous
@@ -89,7 +89,9 @@ public final class PersistenceMiddleware<State> {
     public private(set) var flushCount = 0
 
     /// - Parameters:
-    ///   - writers: in flush order: leaves first (an entity referenced by others flushes before them).
+    ///   - writers: in flush order. Writers on a ``TransactionalWriteBackend`` (`SwiduxSQLite`)
+    ///     share one transaction with deferred foreign keys: register referencing stores
+    ///     first. Writers that commit on their own: an entity referenced by others first.
     ///   - debounce: the batching window (default 250 ms).
     ///   - clock: the clock that times the window and the retries (inject a test clock in tests).
     ///   - logger: swift-log logger.

@@ -37,9 +37,13 @@ public protocol Middleware<State, Action>: AnyObject {
     func beforeReduce(state: State, action: Action)
     /// Called after the reducer ran, with the new state.
     func afterReduce(state: inout State, action: Action)
+    /// Called after the store took in changes made outside it (another process, a sync
+    /// engine: see ``Store/applyExternalChanges(_:)``), with the new state.
+    func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: State)
 }
 
 extension Middleware {
     public func beforeReduce(state: State, action: Action) {}
     public func afterReduce(state: inout State, action: Action) {}
+    public func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: State) {}
 }

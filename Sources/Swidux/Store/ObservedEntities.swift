@@ -7,7 +7,7 @@
 /// | Read | Notified when |
 /// |---|---|
 /// | `store.items[id]` | that entity is inserted, changed or deleted |
-/// | `store.items[position]` | that entity changes, or membership or order changes |
+/// | `store.items[position: i]` | that entity changes, or membership or order changes |
 /// | `ids`, `count`, `isEmpty`, `contains(_:)`, `indices` | an entity is inserted or deleted, or the order changes |
 /// | `values`, iteration (`for`, `map`, `filter`, …), `entityStore`, other properties | anything in the slice changes |
 ///
@@ -62,6 +62,32 @@ public struct ObservedEntities<Entity: Identifiable & Equatable & Sendable> wher
     public subscript(id: ID) -> Entity? {
         observe { $0.row(id) }
         return base[id]
+    }
+
+    /// The entity with `id`, by id whatever the id type; observes that entity only. The
+    /// same as the unlabelled `store.items[id]`; prefer it with `Int` ids, where
+    /// `store.items[id: 0]` cannot be read as "the first entity".
+    ///
+    /// ```swift
+    /// ForEach(store.counters.ids, id: \.self) { id in CounterRow(counter: store.counters[id: id]) }
+    /// ```
+    ///
+    /// - Complexity: O(1) on average.
+    public subscript(id id: ID) -> Entity? {
+        self[id]
+    }
+
+    /// The entity at `position` (`0..<count`), never a lookup by id; observes membership,
+    /// order and that entity.
+    ///
+    /// ```swift
+    /// if !store.items.isEmpty { Text(store.items[position: 0].title) }
+    /// ```
+    ///
+    /// - Complexity: as ``EntityStore``'s positional subscript.
+    public subscript(position position: Int) -> Entity {
+        let entity: Entity = self[position]
+        return entity
     }
 
     /// The ids in order; observes membership and order only.
@@ -162,8 +188,8 @@ extension ObservedEntities: RandomAccessCollection {
 
     /// The entity at `position` (`0..<count`); observes membership, order and that entity.
     ///
-    /// With `Int` ids, `store.items[x]` is the lookup by id whenever an optional fits; write
-    /// `store.items[x] as Entity` for a position (as with ``EntityStore``).
+    /// With `Int` ids, `store.items[x]` is the lookup by id; write `store.items[position: x]`
+    /// for a position (as with ``EntityStore``).
     ///
     /// - Complexity: as ``EntityStore``'s positional subscript.
     @_disfavoredOverload
@@ -179,4 +205,20 @@ extension ObservedEntities: RandomAccessCollection {
     /// The number of entities, without observing anything (a hint for `map` and friends,
     /// which then iterate and observe the whole slice).
     public var underestimatedCount: Int { base.count }
+}
+
+extension ObservedEntities where ID == Int {
+    /// With `Int` ids, the unlabelled `store.items[x]` means the lookup by id (`Entity?`).
+    /// Where only an `Entity` fits it used to fall back to the position: that fallback is
+    /// deprecated. Write `store.items[position: x]` for a position, `store.items[id: x]`
+    /// for an id.
+    ///
+    /// ```swift
+    /// let first = store.items[position: 0]
+    /// ```
+    @available(*, deprecated, message: "with Int ids, store.items[x] is the lookup by id; write store.items[position: x] for a position, store.items[id: x] for an id")
+    @_disfavoredOverload
+    public subscript(_ position: Int) -> Entity {
+        self[position: position]
+    }
 }

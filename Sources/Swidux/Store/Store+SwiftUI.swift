@@ -2,19 +2,80 @@
 import SwiftUI
 
 extension Store {
-    /// A controlled-component binding (seed 002 rule 6): reads the state, writes by sending.
+    /// A binding that reads the state and writes by sending an action (seed 002 rule 6:
+    /// controlled components).
     ///
     /// ```swift
     /// TextField("Title", text: store.binding(\.draft.title, send: AppAction.setTitle))
+    /// Toggle("Done", isOn: store.binding(\.showsDone, send: { .setShowsDone($0) }))
     /// ```
-    public func binding<Value>(
-        _ keyPath: KeyPath<State, Value>,
-        send action: @escaping (Value) -> Action
+    ///
+    /// Reading the binding observes the slice at `keyPath`, like `store.slice`. The key path
+    /// and the closure must be `Sendable` (key path literals and enum cases are); the
+    /// binding must be read and written on the main actor, as SwiftUI does.
+    public func binding<Value: Sendable>(
+        _ keyPath: KeyPath<State, Value> & Sendable,
+        send action: @escaping @Sendable (Value) -> Action
     ) -> Binding<Value> {
-        Binding(
-            get: { self[dynamicMember: keyPath] },
-            set: { self.send(action($0)) }
-        )
+        let accessors = StoreBindingAccessors(store: self, keyPath: keyPath, send: action)
+        return Binding(get: accessors.get, set: accessors.set)
+    }
+
+    /// Sends an action inside `withAnimation(animation)`: the state changes it makes animate.
+    ///
+    /// ```swift
+    /// Button("Add") { store.send(.add, animation: .default) }
+    /// ```
+    @discardableResult
+    public func send(_ action: Action, animation: Animation?) -> StoreTask {
+        withAnimation(animation) { send(action) }
+    }
+
+    /// Sends an action inside `withTransaction(transaction)`.
+    ///
+    /// ```swift
+    /// store.send(.select(id), transaction: Transaction(animation: .snappy))
+    /// ```
+    @discardableResult
+    public func send(_ action: Action, transaction: Transaction) -> StoreTask {
+        withTransaction(transaction) { send(action) }
+    }
+}
+
+extension View {
+    /// Flushes `store`'s pending changes whenever the scene leaves the foreground
+    /// (`scenePhase` becomes `.inactive` or `.background`): a suspended app can be killed
+    /// without notice, and a flush that returned is on disk.
+    ///
+    /// ```swift
+    /// WindowGroup {
+    ///     TodoListView(store: store)
+    ///         .flushesOnBackground(store)
+    /// }
+    /// ```
+    ///
+    /// A failed flush is not lost: the persistence middleware logs it, reports it
+    /// (`onError`, `errors`) and retries it.
+    @MainActor
+    public func flushesOnBackground<StoreState, StoreAction>(_ store: Store<StoreState, StoreAction>) -> some View {
+        modifier(FlushOnScenePhase(store: store))
+    }
+}
+
+/// The modifier of `View.flushesOnBackground(_:)`.
+@MainActor
+private struct FlushOnScenePhase<StoreState, StoreAction>: ViewModifier {
+    @Environment(\.scenePhase) private var scenePhase
+    let store: Store<StoreState, StoreAction>
+
+    func body(content: Content) -> some View {
+        content.onChange(of: scenePhase) { _, phase in
+            guard phase != .active else { return }
+            Task { @MainActor in
+                // Failures are logged, reported and retried by the persistence middleware.
+                try? await store.flush()
+            }
+        }
     }
 }
 #endif

@@ -12,8 +12,7 @@ import Foundation
 ///     persistence: PersistenceMiddleware(writers: [items.stateWriter(for: \.items)], clock: clock)
 /// )
 /// await store.send(.add(milk)) { $0.items[milk.id] = milk }
-/// await clock.advance(by: .milliseconds(250))         // the debounce window closes
-/// await items.waitForBatches(count: 1)
+/// await store.closePersistenceWindow()   // the debounce window closes, the flush is written
 /// #expect(items.takeBatches() == [.init(writes: [milk])])
 /// #expect(items.rows == [milk])
 /// ```

@@ -15,6 +15,12 @@ public struct TodosCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "todos",
         abstract: "A terminal to-do app (Swidux example). With no subcommand, opens the full-screen UI.",
+        discussion: """
+            Several processes may use one database: two UIs, or a UI and scripted add/done/rm, \
+            see each other's changes within a second. An edit of the UI not yet saved keeps \
+            its value over another process's change (it is saved later and wins); text being \
+            typed is never replaced; an item deleted elsewhere stays deleted.
+            """,
         subcommands: [Add.self, List.self, Done.self, Remove.self, Stress.self, Check.self, TimeKeys.self]
     )
 

@@ -181,7 +181,7 @@ public final class AppDatabase: Sendable {
 
     /// Loads every entity store, in stored order. Records no changes.
     public func hydrate() throws -> AppState {
-        try database.writer.read { db in
+        try database.hydrate { db in
             AppState(
                 lists: try Self.lists.fetchStore(db),
                 tags: try Self.tags.fetchStore(db),

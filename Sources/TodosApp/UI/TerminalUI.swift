@@ -38,6 +38,7 @@ public final class TerminalUI {
             throw TodosError("the interactive UI needs a terminal; use a subcommand instead (see `todos --help`)")
         }
         let app = try openApp(path: path)
+        try app.followDatabase()   // other processes' changes appear at the next redraw
         let ui = TerminalUI(app: app)
         if app.database.created { ui.status = ("Created a new database at \(path)", .now + statusDuration * 2) }
         try await ui.run()

@@ -27,7 +27,7 @@ struct EntityStoreComplexityTests {
             }
             if done % 10_000 == 0, !store.isEmpty {
                 // Positional reads in between: the map is built at most once per layout.
-                #expect(store[store.count / 2] as Row == store.values[store.count / 2])
+                #expect(store[position: store.count / 2] == store.values[store.count / 2])
             }
         }
 

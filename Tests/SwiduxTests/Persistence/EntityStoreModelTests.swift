@@ -148,7 +148,7 @@ struct EntityStoreModelTests {
             let fingerprint = store.changeFingerprint
             // Sometimes keep a copy to check that mutations do not leak into it.
             let copy: (store: EntityStore<Thing>, entities: [Thing])? = chance(20) ? (store, model.entities) : nil
-            if let copy, chance(50), !copy.store.isEmpty { _ = copy.store[copy.store.count / 2] as Thing }
+            if let copy, chance(50), !copy.store.isEmpty { _ = copy.store[position: copy.store.count / 2] }
             if chance(10) { history.append((store, model.entities)); if history.count > 8 { history.removeFirst() } }
             checkPositions = chance(60)
             problem = nil
@@ -384,8 +384,8 @@ struct EntityStoreModelTests {
             // Positional access, on the store itself or, so that the next operation also
             // meets a store whose position map was never built, on a copy of its layout.
             let probe = checkPositions ? store : EntityStore(storage: store.storage.copy())
-            for position in model.entities.indices where (probe[position] as Thing) != model.entities[position] {
-                return "position \(position): \(probe[position] as Thing) != \(model.entities[position])"
+            for position in model.entities.indices where probe[position: position] != model.entities[position] {
+                return "position \(position): \(probe[position: position]) != \(model.entities[position])"
             }
             if probe.first != model.entities.first || probe.last != model.entities.last { return "first or last differs" }
             for id in 0..<idRange {

@@ -356,7 +356,7 @@ struct EntityStoreTests {
         #expect(store.changes.deleted == [0, 3, 6, 9])
         #expect(store.changeFingerprint != fingerprint)
         #expect(Array(store.indices) == [0, 1, 2, 3, 4, 5])
-        #expect((store[4] as Item).id == 7)   // by position
+        #expect(store[position: 4].id == 7)   // by position
         store._checkInvariants()
 
         store.removeAll { _ in true }
@@ -429,7 +429,7 @@ struct EntityStoreTests {
         store.move(fromOffsets: [0], toOffset: 4)
         #expect(store.ids == [2, 4, 5, 1, 6, 7])
         store._checkInvariants()
-        #expect(store[3] as Item == Item(id: 1, value: 10))   // by position
+        #expect(store[position: 3] == Item(id: 1, value: 10))   // by position
     }
 
     // MARK: restore
@@ -537,7 +537,7 @@ struct EntityStoreTests {
         #expect(copy.ids == [0, 1, 3, 4, 5])
         #expect(copy[4]?.value == 40)
         #expect(copy[5]?.value == 50)
-        #expect((copy[2] as Item).id == 3)   // by position
+        #expect(copy[position: 2].id == 3)   // by position
         copy._checkInvariants()
         original._checkInvariants()
     }
@@ -591,8 +591,8 @@ struct EntityStoreTests {
         store[2] = nil
         #expect(store[7] == Item(id: 7, value: 70))   // by id
         #expect(store[0] == nil)                      // by id: no entity 0
-        #expect(store[1].id == 7)                     // non-optional use: by position
-        #expect(store[1] as Item == Item(id: 7, value: 70))
+        #expect(store[position: 1].id == 7)           // by position: labelled
+        #expect(store[position: 1] == Item(id: 7, value: 70))
         #expect(store[5] as Item? == Item(id: 5, value: 50))
     }
 
@@ -604,7 +604,7 @@ struct EntityStoreTests {
         #expect(store.startIndex == 0)
         #expect(store.endIndex == expected.count)
         #expect(store.indices == 0..<expected.count)
-        #expect(store.indices.map { store[$0].id } == expected)
+        #expect(store.indices.map { store[position: $0].id } == expected)
         #expect(store.map(\.id) == expected)
         #expect(store.reversed().map(\.id) == expected.reversed())
         #expect(store.first?.id == 1)
@@ -619,12 +619,12 @@ struct EntityStoreTests {
         // Appending after the position map was built keeps positions right.
         store[20] = Item(id: 20, value: 200)
         store[21] = Item(id: 21, value: 210)
-        #expect(store.indices.map { store[$0].id } == expected + [20, 21])
+        #expect(store.indices.map { store[position: $0].id } == expected + [20, 21])
         store._checkInvariants()
 
         // Updating in place too.
         store[5] = Item(id: 5, value: -5)
-        #expect(store[2] as Item == Item(id: 5, value: -5))   // by position
+        #expect(store[position: 2] == Item(id: 5, value: -5))   // by position
         store._checkInvariants()
     }
 
@@ -637,7 +637,7 @@ struct EntityStoreTests {
             for task in 0..<8 {
                 group.addTask {
                     let copy = shared
-                    let ids = stride(from: task, to: copy.count, by: 1).map { copy[$0].id }
+                    let ids = stride(from: task, to: copy.count, by: 1).map { copy[position: $0].id }
                     return ids == Array(expected[task...])
                 }
             }

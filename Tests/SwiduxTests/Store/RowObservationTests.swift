@@ -108,7 +108,7 @@ struct RowObservationTests {
         let rows = rowReaders(store)
         let ids = ChangeCounter { _ = store.items.ids }
         let count = ChangeCounter { _ = store.items.count }
-        let first = ChangeCounter { _ = store.items[0] as ObservedItem }   // by position
+        let first = ChangeCounter { _ = store.items[position: 0] }   // by position
         store.send(.sortDescending)
         #expect(fired(rows).isEmpty)
         #expect(ids.count == 1)

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+
+/// The change journal in the database file: table `swidux_change`, one row per changed row
+/// of a journaled entity table, written by SQLite triggers in the transaction that made the
+/// change — whoever made it (a Swidux flush, plain SQL in another process, an `ON DELETE
+/// CASCADE`).
+///
+/// - `seq`: increasing in commit order (`AUTOINCREMENT`: never reused, even once pruned).
+/// - `tbl`, `rid`: the table and the row's id (as stored).
+/// - `placed`: 1 when the row is new or its position changed (the reader places it).
+/// - `origin`: `NULL`, or the token of the ``SwiduxDatabase`` whose flush wrote it (set in
+///   that flush's transaction), so that a database's own feed skips its own writes.
+///
+/// Bounded: every 256th entry deletes the entries more than ``retention`` older. A reader
+/// whose cursor fell behind the pruned range re-hydrates instead of replaying.
+enum ChangeJournal {
+    static let table = "swidux_change"
+    /// Entries kept (plus up to 256).
+    static let retention: Int64 = 10_000
+
+    /// Creates the journal and the triggers of `table` where missing. Returns `true` if
+    /// anything was created (changes made before were not journaled).
+    @discardableResult
+    static func install(in db: Database, table: String, idColumn: String, positionColumn: String) throws -> Bool {
+        var created = false
+        if try !db.tableExists(Self.table) {
+            try db.execute(sql: """
+                CREATE TABLE \(Self.table) (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    tbl TEXT NOT NULL,
+                    rid NOT NULL,
+                    placed INTEGER NOT NULL DEFAULT 0,
+                    origin TEXT
+                );
+                CREATE TRIGGER \(Self.table)_prune AFTER INSERT ON \(Self.table) WHEN NEW.seq % 256 = 0
+                BEGIN
+                    DELETE FROM \(Self.table) WHERE seq <= NEW.seq - \(retention);
+                END;
+                """)
+            created = true
+        }
+        let names = triggerNames(table)
+        let existing = Set(try String.fetchAll(db, sql: """
+            SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
+            """, arguments: [table]))
+        guard !Set(names).isSubset(of: existing) else { return created }
+        let quoted = table.quotedDatabaseIdentifier
+        let literal = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
+        let id = idColumn.quotedDatabaseIdentifier
+        let position = positionColumn.quotedDatabaseIdentifier
+        try db.execute(sql: """
+            CREATE TRIGGER IF NOT EXISTS \(names[0].quotedDatabaseIdentifier) AFTER INSERT ON \(quoted)
+            BEGIN
+                INSERT INTO \(Self.table) (tbl, rid, placed) VALUES (\(literal), NEW.\(id), 1);
+            END;
+            CREATE TRIGGER IF NOT EXISTS \(names[1].quotedDatabaseIdentifier) AFTER UPDATE ON \(quoted)
+            BEGIN
+                INSERT INTO \(Self.table) (tbl, rid, placed) SELECT \(literal), OLD.\(id), 0 WHERE OLD.\(id) IS NOT NEW.\(id);
+                INSERT INTO \(Self.table) (tbl, rid, placed)
+                    VALUES (\(literal), NEW.\(id), OLD.\(id) IS NOT NEW.\(id) OR OLD.\(position) IS NOT NEW.\(position));
+            END;
+            CREATE TRIGGER IF NOT EXISTS \(names[2].quotedDatabaseIdentifier) AFTER DELETE ON \(quoted)
+            BEGIN
+                INSERT INTO \(Self.table) (tbl, rid) VALUES (\(literal), OLD.\(id));
+            END;
+            """)
+        return true
+    }
+
+    /// `true` when the journal and the triggers of `table` exist.
+    static func isInstalled(in db: Database, table: String) throws -> Bool {
+        guard try db.tableExists(Self.table) else { return false }
+        let count = try Int.fetchOne(db, sql: """
+            SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)
+            """, arguments: StatementArguments(triggerNames(table))) ?? 0
+        return count == 3
+    }
+
+    static func triggerNames(_ table: String) -> [String] {
+        ["insert", "update", "delete"].map { "\(Self.table)_\(table)_\($0)" }
+    }
+
+    /// The sequence of the last entry ever written (0 when none), or `nil` without a journal.
+    static func lastSequence(_ db: Database) throws -> Int64? {
+        guard try db.tableExists(Self.table) else { return nil }
+        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(Self.table)'")) ?? 0
+    }
+}
+
+extension Database {
+    /// Journals every change of `table` (a trigger per insert, update and delete writes
+    /// the row's id to the `swidux_change` table in the same transaction), so that a
+    /// ``SwiduxDatabase`` feed — `store.follow(database)` — learns about it. Idempotent.
+    ///
+    /// `store.follow(database)` installs it for the tables it follows; call it in a
+    /// migration to journal changes from the start.
+    ///
+    /// ```swift
+    /// migrations.register("v2-journal") { db in
+    ///     try db.installChangeJournal(for: AppDatabase.todos)
+    /// }
+    /// ```
+    public func installChangeJournal<Entity>(for table: EntityTable<Entity>) throws {
+        try ChangeJournal.install(in: self, table: table.name, idColumn: table.idColumn, positionColumn: table.positionColumn)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import Logging
+
+extension Store {
+    /// Follows `database`: what other processes and connections commit to the tables of
+    /// this store's writers (built with ``SwiduxDatabase/stateWriter(for:table:)``) reaches
+    /// the store through `applyExternalChanges(_:)` — not written back, observed row
+    /// by row, never undone, and an id with a local change not yet flushed keeps its local
+    /// value. Stops when the store goes away.
+    ///
+    /// ```swift
+    /// let store = Store(initialState: state, reducer: AppReducer(), environment: env, persistence: persistence)
+    /// try store.follow(database)
+    /// ```
+    ///
+    /// Installs the change journal for those tables when it is missing (a file created by an
+    /// earlier version); the store is then merged once with the whole file, since changes
+    /// made before were not journaled. Otherwise the feed replays from the journal sequence
+    /// the store's hydration read, so nothing committed in between is missed. See
+    /// <doc:ExternalChanges>.
+    ///
+    /// - Parameters:
+    ///   - database: A file database (in memory, no other connection can write).
+    ///   - interval: How often the feed checks for commits (default 50 ms).
+    ///   - logger: Where skipped journal entries (unknown table, undecodable id or row) and
+    ///     read failures are logged (error).
+    /// - Returns: The feed; ``ChangeFeed/cancel()`` stops following.
+    /// - Throws: ``SwiduxDatabaseError``: no writer of this store's state was built on the
+    ///   database (``SwiduxDatabaseError/Cause/other``), or the journal is missing and the
+    ///   database is read-only (``SwiduxDatabaseError/Cause/readOnly``).
+    @discardableResult
+    public func follow(
+        _ database: SwiduxDatabase,
+        every interval: Duration = ChangeFeed.defaultInterval,
+        logger: Logger = Logger(label: "swidux.external")
+    ) throws -> ChangeFeed {
+        let bindings = database.journal.bindings(of: StateTableBinding<State>.self)
+        guard !bindings.isEmpty else {
+            throw SwiduxDatabaseError(path: database.path, cause: .other, underlying: MappingMismatch(
+                message: "store.follow: no StateWriter for \(State.self) was built on this database (database.stateWriter(for:table:))"))
+        }
+        let installed = try database.installJournal(bindings.map(\.feedTable))
+        database.journal.logger = logger
+        database.journal.beginFeed()
+        let journal = database.journal
+        let feed = ChangeFeed(
+            database: database, tables: bindings.map(\.feedTable),
+            cursor: installed ? nil : journal.replayCursor, interval: interval,
+            keepRunning: { [weak self] in self != nil }, onEnd: { journal.endFeed() })
+        Task { @MainActor [weak self] in
+            for await batch in feed.batches {
+                guard let self else { return }
+                await self.takeIn(batch, from: database, bindings: bindings)
+            }
+        }
+        return feed
+    }
+
+    /// Applies one batch of the feed, once no flush is in flight (its commit is then ordered
+    /// with the batch's snapshot: rows it wrote after the snapshot are left out).
+    private func takeIn(_ batch: ChangeFeedBatch, from database: SwiduxDatabase, bindings: [StateTableBinding<State>]) async {
+        let origin = "sqlite:" + (database.path ?? "memory")
+        for problem in batch.problems {
+            database.journal.logger.error("Swidux change feed (\(origin)): \(problem); skipped")
+        }
+        while let persistence = persistenceMiddleware, persistence.isFlushing {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        var changes = ExternalChanges<State>(origin: origin)
+        for binding in bindings { binding.add(batch, &changes, database.journal) }
+        applyExternalChanges(changes)
+        database.journal.forgetOwn(through: batch.cursor)
+    }
+}

@@ -1,0 +1,59 @@
+import GRDB
+
+extension SwiduxDatabase {
+    /// A feed of what other connections and processes commit to `tables` (see ``ChangeFeed``).
+    /// Installs the change journal for them first when it is missing (a write); the first
+    /// batch is then a re-hydration, since changes made before were not journaled.
+    ///
+    /// ```swift
+    /// let feed = try database.changeFeed(for: AppDatabase.lists, AppDatabase.items)
+    /// for await batch in feed.batches {
+    ///     if let items = batch.changes(in: AppDatabase.items) { print(items.upserts.map(\.entity)) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tables: The tables to follow.
+    ///   - cursor: The journal sequence to replay from (a ``ChangeFeedBatch/cursor``). By
+    ///     default, the sequence the earliest hydration through this database read; without
+    ///     one, the first batch is a re-hydration.
+    ///   - interval: How often to check for commits.
+    /// - Throws: ``SwiduxDatabaseError``: ``SwiduxDatabaseError/Cause/readOnly`` when the
+    ///   journal is missing and the database is read-only.
+    public func changeFeed<each Entity>(
+        for tables: repeat EntityTable<each Entity>,
+        from cursor: Int64? = nil,
+        every interval: Duration = ChangeFeed.defaultInterval
+    ) throws -> ChangeFeed {
+        var feedTables: [FeedTable] = []
+        for table in repeat each tables { feedTables.append(FeedTable(table)) }
+        let installed = try installJournal(feedTables)
+        journal.beginFeed()
+        let journal = self.journal
+        let feed = ChangeFeed(
+            database: self, tables: feedTables, cursor: installed ? nil : cursor ?? journal.replayCursor,
+            interval: interval, keepRunning: { true }, onEnd: { journal.endFeed() })
+        return feed
+    }
+
+    /// Installs the journal and the triggers of `tables` where missing; `true` if anything
+    /// was created.
+    func installJournal(_ tables: [FeedTable]) throws -> Bool {
+        try guarded {
+            let missing = try writer.read { db in
+                try tables.contains { try !ChangeJournal.isInstalled(in: db, table: $0.name) }
+            }
+            guard missing else { return false }
+            if access == .readOnly { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
+            return try writer.write { db in
+                var created = false
+                for table in tables {
+                    if try ChangeJournal.install(in: db, table: table.name, idColumn: table.idColumn, positionColumn: table.positionColumn) {
+                        created = true
+                    }
+                }
+                return created
+            }
+        }
+    }
+}
