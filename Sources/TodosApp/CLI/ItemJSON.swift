@@ -98,13 +98,14 @@ public struct ItemJSON: Codable, Equatable, Sendable {
             default: escaped = nil
             }
             if let escaped {
-                out.unicodeScalars.append(contentsOf: scalars[plainStart..<index])
+                out += String(scalars[plainStart..<index])
                 out += escaped
                 plainStart = scalars.index(after: index)
             }
             index = scalars.index(after: index)
         }
-        out.unicodeScalars.append(contentsOf: scalars[plainStart..<scalars.endIndex])
+        // Appended as a String: `out.unicodeScalars.append` copies `out` (quadratic).
+        out += plainStart == scalars.startIndex ? text : String(scalars[plainStart..<scalars.endIndex])
         out += "\""
     }
 
