@@ -40,6 +40,9 @@ let package = Package(
             .product(name: "SwiduxSQLite", package: "Swidux"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        benchmark("DerivedState"),
+        // Runs the release `todos` executable of the main package (build it first).
+        benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

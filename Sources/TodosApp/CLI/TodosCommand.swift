@@ -21,7 +21,7 @@ public struct TodosCommand: AsyncParsableCommand {
             its value over another process's change (it is saved later and wins); text being \
             typed is never replaced; an item deleted elsewhere stays deleted.
             """,
-        subcommands: [Add.self, List.self, Done.self, Remove.self, Stress.self, Check.self]
+        subcommands: [Add.self, List.self, Done.self, Remove.self, Stress.self, Check.self, TimeKeys.self]
     )
 
     @OptionGroup public var options: DatabaseOptions

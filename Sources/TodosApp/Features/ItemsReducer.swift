@@ -76,10 +76,10 @@ public struct ItemsReducer: SwiduxReducer {
     /// Moves the highlight to a neighbour that survives when the highlighted item goes away.
     static func moveSelectionOff(_ removed: some Collection<UUID>, state: inout AppState) {
         guard let selected = state.selectedItem, removed.contains(selected.id) else { return }
-        let visible = state.visibleItems
-        guard let index = visible.firstIndex(where: { $0.id == selected.id }) else { return }
-        let after = visible[(index + 1)...].first { !removed.contains($0.id) }
-        let before = visible[..<index].last { !removed.contains($0.id) }
-        state.ui.selectedItemID = (after ?? before)?.id
+        let visible = state.visibleIDs
+        guard let index = state.selectedIndex, visible[index] == selected.id else { return }
+        let after = visible[(index + 1)...].first { !removed.contains($0) }
+        let before = visible[..<index].last { !removed.contains($0) }
+        state.ui.selectedItemID = after ?? before
     }
 }

@@ -37,11 +37,11 @@ public struct UIReducer: SwiduxReducer {
         case let .moveCursor(delta):
             switch state.ui.screen {
             case .items:
-                let visible = state.visibleItems
+                let visible = state.visibleIDs
                 guard !visible.isEmpty else { return nil }
                 let index = state.selectedIndex ?? 0
                 let target = min(max(index + delta, 0), visible.count - 1)
-                state.ui.selectedItemID = visible[target].id
+                state.ui.selectedItemID = visible[target]
             case .lists:
                 guard !state.lists.isEmpty else { return nil }
                 state.ui.listCursor = min(max(state.ui.listCursor + delta, 0), state.lists.count - 1)

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 // The entities map to real columns (GRDB records), so that the tables can carry
@@ -17,6 +18,18 @@ extension TodoList: FetchableRecord, PersistableRecord {
 
 extension TodoItem: FetchableRecord, PersistableRecord {
     public static var databaseTableName: String { "todoItem" }
+
+    /// Decodes the columns directly (hydrating 100,000 items through `Decodable` takes
+    /// several times longer).
+    public init(row: Row) throws {
+        self.init(
+            id: try row.decode(UUID.self, forColumn: "id"),
+            listID: try row.decode(UUID.self, forColumn: "listID"),
+            title: try row.decode(String.self, forColumn: "title"),
+            isDone: try row.decode(Bool.self, forColumn: "isDone"),
+            createdAt: try row.decode(Date.self, forColumn: "createdAt")
+        )
+    }
 }
 
 extension Tag: FetchableRecord, PersistableRecord {
@@ -25,4 +38,10 @@ extension Tag: FetchableRecord, PersistableRecord {
 
 extension ItemTag: FetchableRecord, PersistableRecord {
     public static var databaseTableName: String { "itemTag" }
+
+    /// Decodes the columns directly, as ``TodoItem`` does.
+    public init(row: Row) throws {
+        self.init(itemID: try row.decode(UUID.self, forColumn: "itemID"), tagID: try row.decode(UUID.self, forColumn: "tagID"))
+        id = try row.decode(String.self, forColumn: "id")
+    }
 }

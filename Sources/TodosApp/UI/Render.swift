@@ -53,7 +53,7 @@ public enum Render {
         lines.append(" Lists: " + tabs)
         lines.append(rule(width))
 
-        let visible = state.visibleItems
+        let visible = state.visibleIDs
         let rows = height - 6
         let selected = state.selectedIndex
         // When the items do not fit, the last row says how many more there are (if there
@@ -72,7 +72,10 @@ public enum Render {
             else { empty = "No \(state.ui.filter.rawValue) items." }
             lines.append("   " + empty)
         }
-        for (index, item) in visible.enumerated().dropFirst(offset).prefix(slots) {
+        // Only the rows on screen are read (the visible list is memoized, see AppState+Derived).
+        let shown = visible.indices.dropFirst(offset).prefix(slots)
+        for (index, id) in zip(shown, visible[shown]) {
+            guard let item = state.items[id] else { continue }
             let marker = index == selected ? " ▸ " : "   "
             let box = item.isDone ? "[x] " : "[ ] "
             let tags = state.tags(of: item.id).map { "#\(text($0.name))" }.joined(separator: " ")
@@ -96,13 +99,14 @@ public enum Render {
         let rows = height - 6
         let offset = max(0, state.ui.listCursor - (rows - 1))
         if state.lists.isEmpty { lines.append("   No lists. Press a to create one.") }
+        let counts = state.countsByList
         for (index, list) in state.lists.enumerated().dropFirst(offset).prefix(rows) {
-            let items = state.items(inList: list.id)
-            let done = items.filter(\.isDone).count
+            let listCounts = counts[list.id] ?? ItemCounts()
+            let (total, done) = (listCounts.total, listCounts.done)
             let marker = index == state.ui.listCursor ? " ▸ " : "   "
             let current = list.id == state.currentList?.id ? " *" : ""
             let name = DisplayWidth.truncate(text(list.name), toWidth: max(width - 30, 10))
-            lines.append(spread(marker + name + current, "\(items.count - done) active · \(done) done ", width: width))
+            lines.append(spread(marker + name + current, "\(total - done) active · \(done) done ", width: width))
         }
         while lines.count < height - 3 { lines.append("") }
         lines.append(rule(width))

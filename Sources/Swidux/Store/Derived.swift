@@ -1,0 +1,168 @@
+import Foundation
+
+/// A value derived from parts of the state by a pure function, recomputed only when one of
+/// those parts changed: the place for computed properties of the state.
+///
+/// Declare it once, from its inputs (key paths into the state) and the function of them:
+///
+/// ```swift
+/// extension AppState {
+///     static let visibleItems = Derived(\AppState.items, \.filter) { items, filter in
+///         items.filter { filter.includes($0) }
+///     }
+/// }
+///
+/// let visible = AppState.visibleItems(state)   // in a reducer, a test, anywhere
+/// let shown = store[AppState.visibleItems]      // in a view: observes `items` and `filter` only
+/// ```
+///
+/// Reading it compares the inputs with those of the last computation, in O(1) for an
+/// ``EntityStore`` (or any ``ChangeFingerprinting`` value: its fingerprint) and with `==`
+/// for other `Equatable` values (structs holding entity stores compare those by fingerprint,
+/// values that are not `Equatable` are compared structurally, as the ``Store`` compares the
+/// slices it observes). When all are unchanged, the remembered value is returned without
+/// calling the function; otherwise the function runs once and its result is remembered.
+/// Through a ``Store`` (`store[derived]`) the read observes the inputs only, so a view that
+/// shows a derived list is not invalidated by an action that changed none of them.
+///
+/// The memo lives in the declaration (one per `Derived` instance, usually a `static let`):
+/// it remembers the last inputs and result only. It keeps fingerprints of entity-store
+/// inputs, not the entity stores, so it neither keeps old states alive nor makes the next
+/// in-place change of the state copy an entity store. Other inputs are kept by value (so keep
+/// them small: a filter, an id, a query). Reads from several threads are safe: the memo is
+/// guarded by a lock, and the function runs outside it (two threads that miss at once may
+/// both compute; each result is correct). Reading with two different states in alternation
+/// (two stores, or a test next to the app) recomputes each time: correct, not memoized.
+///
+/// The function must be pure: it gets the inputs only, and the result must depend on
+/// nothing else.
+public final class Derived<State, Value> {
+    /// The inputs, in declaration order.
+    let inputs: [DerivedInput<State>]
+    private let compute: (State) -> Value
+    private let lock = NSLock()
+    /// What the last computation saw (one entry per input) and its result.
+    private var memo: (seen: [ChangeDetector.Snapshot], value: Value)?
+    /// How many times the function ran (tests, diagnostics).
+    private var computations = 0
+
+    /// Declares a derived value from key paths into the state and a pure function of the
+    /// values at those key paths.
+    ///
+    /// ```swift
+    /// static let counts = Derived(\AppState.items) { items in
+    ///     (total: items.count, done: items.filter(\.isDone).count)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - input: key paths to the values the function reads, one argument each.
+    ///   - compute: the function; it runs when a read finds an input changed.
+    public init<each Input>(
+        _ input: repeat KeyPath<State, each Input>,
+        compute: @escaping @Sendable (repeat each Input) -> Value
+    ) {
+        var inputs: [DerivedInput<State>] = []
+        for path in repeat each input { inputs.append(KeyPathInput(path)) }
+        self.inputs = inputs
+        self.compute = { state in compute(repeat state[keyPath: each input]) }
+    }
+
+    /// The value for `state`: the remembered one if no input changed since the last
+    /// computation, else computed now (and remembered).
+    ///
+    /// ```swift
+    /// let visible = AppState.visibleItems(state)
+    /// ```
+    ///
+    /// - Complexity: O(inputs) when no input changed (O(1) per entity store input).
+    public func callAsFunction(_ state: State) -> Value {
+        lock.lock()
+        if let memo, !changed(since: memo.seen, in: state) {
+            let value = memo.value
+            lock.unlock()
+            return value
+        }
+        lock.unlock()
+        // Remember the inputs before computing: what the result was computed from.
+        let seen = inputs.map { $0.snapshot(state) }
+        let value = compute(state)
+        lock.lock()
+        memo = (seen, value)
+        computations += 1
+        lock.unlock()
+        return value
+    }
+
+    /// How many times the function has run since this value was declared. For tests:
+    ///
+    /// ```swift
+    /// _ = AppState.visibleItems(state)
+    /// #expect(AppState.visibleItems.computationCount == 1)
+    /// ```
+    public var computationCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return computations
+    }
+
+    /// Forgets the remembered result (releases it); the next read computes.
+    public func reset() {
+        lock.lock()
+        memo = nil
+        lock.unlock()
+    }
+
+    private func changed(since seen: [ChangeDetector.Snapshot], in state: State) -> Bool {
+        for (input, snapshot) in zip(inputs, seen) where input.hasChanged(snapshot, in: state) { return true }
+        return false
+    }
+}
+
+/// The memo is only touched under its lock; the function and the key paths are immutable.
+extension Derived: @unchecked Sendable where State: Sendable, Value: Sendable {}
+
+/// One input of a ``Derived`` value: a key path and how its values are compared (decided
+/// from the first value read, as the store's observation does).
+class DerivedInput<State>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var strategy: ChangeDetector.Strategy?
+
+    /// The value at the key path.
+    func read(_ state: State) -> Any { fatalError("abstract") }
+    /// Registers a read of the key path with a store.
+    @MainActor func track(_ store: any DerivedTracking<State>) { fatalError("abstract") }
+
+    func snapshot(_ state: State) -> ChangeDetector.Snapshot {
+        let value = read(state)
+        return ChangeDetector.snapshot(value, strategy: strategy(for: value))
+    }
+
+    func hasChanged(_ snapshot: ChangeDetector.Snapshot, in state: State) -> Bool {
+        ChangeDetector.hasChanged(snapshot, to: read(state))
+    }
+
+    private func strategy(for value: Any) -> ChangeDetector.Strategy {
+        lock.lock()
+        defer { lock.unlock() }
+        if let strategy { return strategy }
+        let decided = ChangeDetector.strategy(for: value)
+        strategy = decided
+        return decided
+    }
+}
+
+/// A ``DerivedInput`` of a known type. Key paths are immutable.
+final class KeyPathInput<State, Value>: DerivedInput<State>, @unchecked Sendable {
+    let path: KeyPath<State, Value>
+    init(_ path: KeyPath<State, Value>) { self.path = path }
+    override func read(_ state: State) -> Any { state[keyPath: path] }
+    @MainActor override func track(_ store: any DerivedTracking<State>) { store.track(path) }
+}
+
+/// What can register reads of key paths of `State` (a store's box).
+@MainActor
+protocol DerivedTracking<State> {
+    associatedtype State
+    func track<Value>(_ keyPath: KeyPath<State, Value>)
+}
