@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Swidux", targets: ["Swidux"]),
         .library(name: "SwiduxSQLite", targets: ["SwiduxSQLite"]),
         .library(name: "SwiduxTesting", targets: ["SwiduxTesting"]),
+        // The sync wire format (Codable messages), shared by SwiduxSync and Server/.
+        .library(name: "SwiduxSyncWire", targets: ["SwiduxSyncWire"]),
         .executable(name: "swidux", targets: ["swidux"]),
         .executable(name: "todos", targets: ["todos"]),
     ],
@@ -42,6 +44,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The sync wire format: Codable messages only, no dependency (Server/ uses it too).
+        .target(name: "SwiduxSyncWire"),
         // TestStore, in-memory persistence backend, test clock re-export.
         .target(
             name: "SwiduxTesting",
