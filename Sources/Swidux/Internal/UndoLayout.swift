@@ -83,39 +83,47 @@ final class UndoLayout<State> {
 
     // MARK: Recording
 
-    /// What is kept while a step is recorded: each store's capture, each field's value before.
-    struct Recording {
-        var captures: [AnyObject]
-        var fieldValues: [Any]
-        var fieldSnapshots: [ChangeDetector.Snapshot?]
-    }
+    /// A step being recorded. What it keeps (each store's capture, each field's value before)
+    /// is in the layout's buffers, reused from step to step: one step is recorded at a time
+    /// (the store never nests them).
+    struct Recording {}
+
+    private var captures: [AnyObject] = []
+    private var fieldValues: [Any] = []
+    private var fieldSnapshots: [ChangeDetector.Snapshot?] = []
+    private var isRecording = false
 
     /// Starts recording a step: installs a capture in each entity store, keeps each field.
     /// O(stores + fields).
+    ///
+    /// Index loops throughout: `for … in`, `enumerated()` and `indices` cost generic metadata
+    /// lookups per loop and per element here, where nothing is specialized for the state's type.
     func begin(_ state: inout State, retaining: Bool = true) -> Recording {
-        var recording = Recording(captures: [], fieldValues: [], fieldSnapshots: [])
-        recording.captures.reserveCapacity(stores.count)
-        for slot in stores { recording.captures.append(slot.begin(&state, retaining: retaining)) }
-        recording.fieldValues.reserveCapacity(fields.count)
-        recording.fieldSnapshots.reserveCapacity(fields.count)
-        for slot in fields {
-            let (value, snapshot) = slot.keep(state)
-            recording.fieldValues.append(value)
-            recording.fieldSnapshots.append(snapshot)
+        precondition(!isRecording, "UndoLayout: undo steps cannot nest")
+        isRecording = true
+        for index in 0..<stores.count { captures.append(stores[index].begin(&state, retaining: retaining)) }
+        for index in 0..<fields.count {
+            let (value, snapshot) = fields[index].keep(state)
+            fieldValues.append(value)
+            fieldSnapshots.append(snapshot)
         }
-        return recording
+        return Recording()
     }
 
     /// Ends recording: the patch of what changed (empty if nothing did).
     func end(_ recording: Recording, _ state: inout State) -> StatePatch {
         var patch = StatePatch()
-        for (index, slot) in stores.enumerated() {
-            if let storePatch = slot.end(recording.captures[index], &state) { patch.stores[index] = storePatch }
+        for index in 0..<stores.count {
+            if let storePatch = stores[index].end(captures[index], &state) { patch.stores[index] = storePatch }
         }
-        for (index, slot) in fields.enumerated()
-        where slot.hasChanged(from: recording.fieldValues[index], recording.fieldSnapshots[index], in: state) {
-            patch.fields[index] = recording.fieldValues[index]
+        for index in 0..<fields.count
+        where fields[index].hasChanged(from: fieldValues[index], fieldSnapshots[index], in: state) {
+            patch.fields[index] = fieldValues[index]
         }
+        captures.removeAll(keepingCapacity: true)
+        fieldValues.removeAll(keepingCapacity: true)
+        fieldSnapshots.removeAll(keepingCapacity: true)
+        isRecording = false
         return patch
     }
 
@@ -190,6 +198,9 @@ class StoreSlot<State> {
 final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreSlot<State> where Entity.ID: Sendable {
     typealias Patch = EntityUndoPatch<Entity>
     let access: FieldAccess<State, EntityStore<Entity>>
+    /// How a capture is made, specialized for the entity type (learnt from the first capture
+    /// that recorded a mutation; see `EntityUndoCapture.finish`).
+    private var makeCapture: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)?
 
     init(_ access: FieldAccess<State, EntityStore<Entity>>) {
         self.access = access
@@ -197,13 +208,16 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
 
     override func begin(_ state: inout State, retaining: Bool) -> AnyObject {
         var capture: EntityUndoCapture<Entity>!
-        access.modify(&state) { capture = $0.beginUndoCapture(retaining: retaining) }
+        let make = makeCapture
+        access.modify(&state) { capture = $0.beginUndoCapture(retaining: retaining, make: make) }
         return capture
     }
 
     override func end(_ capture: AnyObject, _ state: inout State) -> Any? {
-        var patch: Patch?
-        access.modify(&state) { patch = $0.endUndoCapture(capture as! EntityUndoCapture<Entity>) }
+        let capture = unsafeDowncast(capture, to: EntityUndoCapture<Entity>.self)
+        if makeCapture == nil { makeCapture = capture.makeNext }
+        var patch: Any?
+        access.modify(&state) { patch = $0.endUndoCaptureBoxed(capture) }
         return patch
     }
 

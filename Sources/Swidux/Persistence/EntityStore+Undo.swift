@@ -45,10 +45,16 @@ enum EntityUndoEvent<Entity: Identifiable & Equatable & Sendable> where Entity.I
 }
 
 /// The previous values and the membership/order log of one entity store in one undo step.
+///
+/// What the mutation paths use is `@inlinable`: it is specialized for the entity type in
+/// the module that mutates the store (the recording code behind the generic `Store` is not,
+/// and would pay generic metadata lookups on every step).
+@usableFromInline
 struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable where Entity.ID: Sendable {
-    typealias ID = Entity.ID
+    @usableFromInline typealias ID = Entity.ID
 
     /// One membership or order change, in the order they happened.
+    @usableFromInline
     enum Step {
         /// The id was inserted (appended, or re-inserted by an undo): undone by removing it.
         case inserted(ID)
@@ -60,15 +66,24 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     }
 
     /// Each touched id's value before its first change in the step (`nil`: absent).
-    var previous: [ID: Entity?] = [:]
+    @usableFromInline var previous: [ID: Entity?]
     /// The touched ids, in the order they were first touched.
-    var touched: [ID] = []
+    @usableFromInline var touched: [ID]
     /// The membership and order changes, oldest first.
-    var steps: [Step] = []
+    @usableFromInline var steps: [Step]
 
-    var isEmpty: Bool { touched.isEmpty && steps.isEmpty }
+    /// Empty (no literal: a literal costs a tuple metadata lookup where not specialized).
+    @usableFromInline
+    init() {
+        previous = Dictionary()
+        touched = Array()
+        steps = Array()
+    }
+
+    @usableFromInline var isEmpty: Bool { touched.isEmpty && steps.isEmpty }
 
     /// Keeps `value` as `id`'s previous value unless the step touched `id` already.
+    @inlinable
     mutating func note(_ id: ID, _ value: Entity?) {
         guard previous.index(forKey: id) == nil else { return }
         previous[id] = value
@@ -101,10 +116,11 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
 
     /// Drops the touched ids whose value is back to the previous one (the step changed
     /// them and changed them back): undo must not overwrite a later change of theirs.
-    mutating func dropUnchanged(_ current: (ID) -> Entity?) {
+    @inlinable
+    mutating func dropUnchanged(_ storage: EntityStore<Entity>.Storage) {
+        guard touched.contains(where: { previous[$0]! == storage.entity(forID: $0) }) else { return }
         var unchanged = Set<ID>()
-        for id in touched where previous[id]! == current(id) { unchanged.insert(id) }
-        guard !unchanged.isEmpty else { return }
+        for id in touched where previous[id]! == storage.entity(forID: id) { unchanged.insert(id) }
         touched.removeAll { unchanged.contains($0) }
         for id in unchanged { previous[id] = nil }
     }
@@ -117,30 +133,80 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
 /// Only the thread that mutates the store uses it, during one dispatch.
 @usableFromInline
 final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable where Entity.ID: Sendable {
-    typealias ID = Entity.ID
+    @usableFromInline typealias ID = Entity.ID
     /// `false` once the step is recorded: a copy of the store kept elsewhere reports nothing.
     @usableFromInline var isActive = true
-    /// The storage when the step began, until the first in-place mutation.
-    var retained: EntityStore<Entity>.Storage?
+    /// Whether the capture holds the store's storage between mutations (see `retained`).
+    @usableFromInline let retains: Bool
+    /// The storage when the step began, until the first in-place mutation; then the storage
+    /// as the last in-place mutation left it, until the next one. If the store is replaced
+    /// wholesale meanwhile (`state.items = EntityStore(…)`), the replacement is recorded as
+    /// the difference from it, after what was recorded in place.
+    @usableFromInline var retained: EntityStore<Entity>.Storage?
     /// The fingerprint when the step began: unchanged means nothing changed.
     let startFingerprint: ChangeFingerprint
-    var patch = EntityUndoPatch<Entity>()
-
-    init(storage: EntityStore<Entity>.Storage?, fingerprint: ChangeFingerprint) {
-        retained = storage
-        startFingerprint = fingerprint
-    }
+    @usableFromInline var patch: EntityUndoPatch<Entity>
+    /// Set by the first recorded mutation, in code specialized for the entity type (the
+    /// module that mutates the store): the end of the step (`dropUnchanged`, the patch taken
+    /// out, boxed), and the creation of the next step's capture. The generic `Store` would
+    /// run them unspecialized, paying a generic metadata lookup for nearly every line.
+    @usableFromInline var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> Any?)?
+    @usableFromInline var makeNext: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)?
 
     @usableFromInline
+    init(storage: EntityStore<Entity>.Storage?, fingerprint: ChangeFingerprint, retains: Bool) {
+        retained = storage
+        startFingerprint = fingerprint
+        self.retains = retains
+        patch = EntityUndoPatch()
+    }
+
+    /// Installs `finish` and `makeNext`, compiled where this is inlined (see `finish`).
+    @inlinable
+    func installSpecialized() {
+        finish = { capture, storage in
+            capture.patch.dropUnchanged(storage)
+            guard !capture.patch.isEmpty else { return nil }
+            let patch = capture.patch
+            capture.patch = EntityUndoPatch()   // a copy of the store may keep the capture alive
+            return patch
+        }
+        makeNext = { storage, fingerprint, retains in
+            let capture = EntityUndoCapture(storage: storage, fingerprint: fingerprint, retains: retains)
+            capture.installSpecialized()
+            return capture
+        }
+    }
+
+    /// Records `event`, about to be applied to `storage`.
+    @inlinable
     func record(_ event: EntityUndoEvent<Entity>, in storage: EntityStore<Entity>.Storage) {
         // Let the mutation find its storage uniquely referenced (no copy).
         if retained === storage { retained = nil }
+        if finish == nil { installSpecialized() }
         switch event {
         case .update(let old):
             patch.note(old.id, old)
         case .insertion(let id):
             patch.note(id, nil)
             patch.steps.append(.inserted(id))
+        default:
+            recordMembership(event, in: storage)
+        }
+    }
+
+    /// A mutation has changed the store: hold its storage again (see `retained`).
+    @inlinable
+    func didMutate(_ storage: EntityStore<Entity>.Storage) {
+        if retains, isActive { retained = storage }
+    }
+
+    /// The rarer events: removals, reorders, replacements, merges.
+    @usableFromInline
+    func recordMembership(_ event: EntityUndoEvent<Entity>, in storage: EntityStore<Entity>.Storage) {
+        switch event {
+        case .update, .insertion:
+            preconditionFailure("recorded inline")
         case .insertions(let ids):
             for id in ids {
                 patch.note(id, nil)
@@ -224,8 +290,13 @@ extension EntityStore {
     /// Starts recording an undo step in this store. `retaining`: hold the storage until the
     /// first captured mutation, so that a wholesale replacement is recorded too (a mutation
     /// path that does not capture would then copy the storage).
-    mutating func beginUndoCapture(retaining: Bool = true) -> EntityUndoCapture<Entity> {
-        let capture = EntityUndoCapture(storage: retaining ? storage : nil, fingerprint: _changeFingerprint)
+    /// `make`: a capture's `makeNext` from an earlier step, if any.
+    mutating func beginUndoCapture(
+        retaining: Bool = true,
+        make: ((Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)? = nil
+    ) -> EntityUndoCapture<Entity> {
+        let capture = make?(retaining ? storage : nil, _changeFingerprint, retaining)
+            ?? EntityUndoCapture(storage: retaining ? storage : nil, fingerprint: _changeFingerprint, retains: retaining)
         _undoCapture = capture
         return capture
     }
@@ -239,12 +310,22 @@ extension EntityStore {
         }
         capture.retained = nil
         _undoCapture = nil
-        var patch = capture.patch
-        capture.patch = EntityUndoPatch()
         guard _changeFingerprint != capture.startFingerprint else { return nil }
-        let storage = self.storage
-        patch.dropUnchanged { storage.entity(forID: $0) }
+        capture.patch.dropUnchanged(storage)
+        let patch = capture.patch
+        capture.patch = EntityUndoPatch()   // a copy of the store may keep the capture alive
         return patch.isEmpty ? nil : patch
+    }
+
+    /// ``endUndoCapture(_:)`` with the patch boxed, by the capture's specialized `finish`
+    /// when a mutation installed it.
+    mutating func endUndoCaptureBoxed(_ capture: EntityUndoCapture<Entity>) -> Any? {
+        guard let finish = capture.finish, _undoCapture === capture else { return endUndoCapture(capture) }
+        capture.isActive = false
+        capture.retained = nil
+        _undoCapture = nil
+        guard _changeFingerprint != capture.startFingerprint else { return nil }
+        return finish(capture, storage)
     }
 
     /// Applies an undo patch to the current contents: replays its log backwards, then sets

@@ -38,7 +38,11 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     @usableFromInline var storage: Storage
     @usableFromInline var _changes = ChangeSet<ID>()
     @usableFromInline var _changeFingerprint = ChangeFingerprint.next() {
-        didSet { _observationLog.didChange(from: oldValue, to: _changeFingerprint) }
+        didSet {
+            _observationLog.didChange(from: oldValue, to: _changeFingerprint)
+            // Every mutation ends here: an undo step being recorded holds the storage again.
+            if let capture = _undoCapture { capture.didMutate(storage) }
+        }
     }
     /// Which ids each change touched, for observing stores (see EntityStore+Observation).
     @usableFromInline var _observationLog = EntityObservationLog<ID>()

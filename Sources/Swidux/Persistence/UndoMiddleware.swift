@@ -50,6 +50,9 @@ public final class UndoMiddleware<State> {
     private var undoStack = Deque<State>()
     private var redoStack: [State] = []
     private var coalescingRun = false
+    /// The snapshot stacks were used (standalone): the store's checks of `canUndo`/`canRedo`
+    /// skip them otherwise (they are generic over the state: a metadata lookup each).
+    private var usesSnapshots = false
     /// The store's history, by patches (see the type's documentation).
     private var patchUndo = Deque<StatePatch>()
     private var patchRedo: [StatePatch] = []
@@ -95,9 +98,9 @@ public final class UndoMiddleware<State> {
     }
 
     /// `true` when a step can be undone.
-    public var canUndo: Bool { !undoStack.isEmpty || !patchUndo.isEmpty }
+    public var canUndo: Bool { !patchUndo.isEmpty || (usesSnapshots && !undoStack.isEmpty) }
     /// `true` when a step can be redone.
-    public var canRedo: Bool { !redoStack.isEmpty || !patchRedo.isEmpty }
+    public var canRedo: Bool { !patchRedo.isEmpty || (usesSnapshots && !redoStack.isEmpty) }
     /// Number of undo steps held.
     public var undoCount: Int { undoStack.count + patchUndo.count }
     /// Number of redo steps held.
@@ -160,6 +163,7 @@ public final class UndoMiddleware<State> {
     }
 
     private func push(_ state: State) {
+        usesSnapshots = true
         undoStack.append(state)
         if undoStack.count > maxDepth { undoStack.removeFirst() }
     }

@@ -205,6 +205,40 @@ struct UndoPatchTests {
         try await h.flushAndCompare()
     }
 
+    @Test func aStoreEditedInPlaceThenReplacedWholesaleIsUndoneExactly() async throws {
+        let h = BoardHarness([tile(1), tile(2), tile(3)])
+        h.store.send(.record { state in
+            state.cards.modify(1) { $0.text = "edited" }      // in place: recorded as it happens
+            state.cards[4] = tile(4)
+            state.cards = EntityStore([tile(3), tile(2, "two"), tile(9)])   // then wholesale
+        })
+        #expect(h.undo.undoCount == 1)
+        h.store.undo()
+        #expect(h.store.state.cards.values == [tile(1), tile(2), tile(3)])
+        try await h.flushAndCompare()
+        h.store.redo()
+        #expect(h.store.state.cards.values == [tile(3), tile(2, "two"), tile(9)])
+        try await h.flushAndCompare()
+        h.store.undo()
+        #expect(h.store.state.cards.values == [tile(1), tile(2), tile(3)])
+        try await h.flushAndCompare()
+    }
+
+    @Test func aStoreReplacedWholesaleThenEditedInPlaceIsUndoneExactly() async throws {
+        let h = BoardHarness([tile(1), tile(2), tile(3)])
+        h.store.send(.record { state in
+            state.cards = EntityStore([tile(3), tile(2, "two"), tile(9)])
+            state.cards.modify(9) { $0.text = "nine" }
+            state.cards[3] = nil
+        })
+        h.store.undo()
+        #expect(h.store.state.cards.values == [tile(1), tile(2), tile(3)])
+        try await h.flushAndCompare()
+        h.store.redo()
+        #expect(h.store.state.cards.values == [tile(2, "two"), tile(9, "nine")])
+        try await h.flushAndCompare()
+    }
+
     // MARK: Coalescing, depth
 
     @Test func coalescingStepsAreOneStepWhoseFirstPreviousValueWins() {
