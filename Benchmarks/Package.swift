@@ -39,6 +39,7 @@ let package = Package(
         benchmark("ExternalChanges", [
             .product(name: "SwiduxSQLite", package: "Swidux"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         benchmark("DerivedState"),
         // Runs the release `todos` executable of the main package (build it first).

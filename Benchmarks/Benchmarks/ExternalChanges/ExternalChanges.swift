@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import GRDB
+import OrderedCollections
 import SwiduxSQLite
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,10 @@ import Darwin
 //    (target ≤ 1%): process CPU time during the 30 s ÷ 30 s, minus the same measured
 //    without a feed.
 // c. Applying an external batch of 1,000 changed rows into a 100,000-entity store ÷ into a
-//    1,000-entity store (interleaved, medians; target ≤ 1.5).
+//    1,000-entity store (interleaved, medians; target ≤ 1.5). Baselines in the same rounds:
+//    the same 1,000 upserts (compare, then replace) into a `Dictionary` and an
+//    `OrderedDictionary` of 100,000 ÷ 1,000 rows, i.e. what the data structure alone costs
+//    when its working set leaves the caches.
 
 struct Row: Codable, Identifiable, Equatable, Sendable {
     var id: Int
@@ -116,8 +120,20 @@ extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
+struct ApplyResult {
+    var large: Double, small: Double
+    var dictionaryLarge: Double, dictionarySmall: Double
+    var orderedLarge: Double, orderedSmall: Double
+}
+
+/// The same 1,000 upserts as `measureApply`'s batches: compare, replace if different.
+@inline(never)
+func upsertBaseline<D>(_ rows: [Row], into table: inout D, get: (D, Int) -> Row?, set: (inout D, Row) -> Void) {
+    for row in rows where get(table, row.id) != row { set(&table, row) }
+}
+
 @MainActor
-func measureApply(rounds: Int) -> (large: Double, small: Double) {
+func measureApply(rounds: Int) -> ApplyResult {
     func make(_ n: Int) -> Store<FollowState, Never> {
         let writer = StateWriter<FollowState>(keyPath: \.rows, writeBatch: { _ in })
         let persistence = PersistenceMiddleware<FollowState>(writers: [writer])
@@ -136,15 +152,45 @@ func measureApply(rounds: Int) -> (large: Double, small: Double) {
         }
         return changes
     }
+    func rows(_ n: Int) -> [Row] {
+        generation += 1
+        return (0..<1_000).map { k in
+            let id = (k * (n / 1_000)) % n
+            return Row(id: id, title: "g\(generation) \(id)")
+        }
+    }
+    func table(_ n: Int) -> [Int: Row] { Dictionary(uniqueKeysWithValues: (0..<n).map { ($0, Row(id: $0, title: "row \($0)")) }) }
+    var dictionaries = [table(100_000), table(1_000)]
+    var ordered = [OrderedDictionary(uniqueKeysWithValues: dictionaries[0].sorted { $0.key < $1.key }),
+                   OrderedDictionary(uniqueKeysWithValues: dictionaries[1].sorted { $0.key < $1.key })]
+    func dictionary(_ which: Int, _ n: Int) -> Double {
+        let batch = rows(n)
+        return nanoseconds {
+            upsertBaseline(batch, into: &dictionaries[which], get: { $0[$1] }, set: { $0[$1.id] = $1 })
+        }
+    }
+    func orderedDictionary(_ which: Int, _ n: Int) -> Double {
+        let batch = rows(n)
+        return nanoseconds {
+            upsertBaseline(batch, into: &ordered[which], get: { $0[$1] }, set: { $0[$1.id] = $1 })
+        }
+    }
     let medians = interleaved(rounds: rounds, [
         { let changes = batch(100_000); return nanoseconds { large.applyExternalChanges(changes) } },
         { let changes = batch(1_000); return nanoseconds { small.applyExternalChanges(changes) } },
+        { dictionary(0, 100_000) }, { dictionary(1, 1_000) },
+        { orderedDictionary(0, 100_000) }, { orderedDictionary(1, 1_000) },
     ])
-    return (medians[0], medians[1])
+    blackHole(dictionaries)
+    blackHole(ordered)
+    return ApplyResult(large: medians[0], small: medians[1], dictionaryLarge: medians[2], dictionarySmall: medians[3],
+                       orderedLarge: medians[4], orderedSmall: medians[5])
 }
 
 enum Metrics {
     static let ratio = BenchmarkMetric.custom("ratio ×1000")
+    static let dictionaryRatio = BenchmarkMetric.custom("Dictionary ratio ×1000")
+    static let orderedRatio = BenchmarkMetric.custom("OrderedDictionary ratio ×1000")
     static let p50 = BenchmarkMetric.custom("p50 µs", useScalingFactor: false)
     static let p95 = BenchmarkMetric.custom("p95 µs", useScalingFactor: false)
     static let cpu = BenchmarkMetric.custom("CPU of a core ×100000", useScalingFactor: false)
@@ -168,10 +214,18 @@ let benchmarks: @Sendable () -> Void = {
                                      "feed_percent": format((r.withFeed - r.without) * 100, 3)])
     }
 
-    Benchmark("External: apply 1,000 changed rows, 100k ÷ 1k entities", configuration: .init(metrics: [Metrics.ratio])) { benchmark async in
+    Benchmark("External: apply 1,000 changed rows, 100k ÷ 1k entities", configuration: .init(metrics: [Metrics.ratio, Metrics.dictionaryRatio, Metrics.orderedRatio])) { benchmark async in
         let r = await measureApply(rounds: 21)
         benchmark.measurement(Metrics.ratio, permille(r.large / r.small))
+        benchmark.measurement(Metrics.dictionaryRatio, permille(r.dictionaryLarge / r.dictionarySmall))
+        benchmark.measurement(Metrics.orderedRatio, permille(r.orderedLarge / r.orderedSmall))
         report("external-apply", ["large_us": format(r.large / 1000), "small_us": format(r.small / 1000),
-                                  "ratio": format(r.large / r.small, 3)])
+                                  "ratio": format(r.large / r.small, 3),
+                                  "dictionary_large_us": format(r.dictionaryLarge / 1000),
+                                  "dictionary_small_us": format(r.dictionarySmall / 1000),
+                                  "dictionary_ratio": format(r.dictionaryLarge / r.dictionarySmall, 3),
+                                  "ordered_large_us": format(r.orderedLarge / 1000),
+                                  "ordered_small_us": format(r.orderedSmall / 1000),
+                                  "ordered_ratio": format(r.orderedLarge / r.orderedSmall, 3)])
     }
 }

@@ -112,9 +112,13 @@ public struct ExternalChanges<State> {
         _ body: (inout EntityChangesPart<State, Entity>) -> Void
     ) {
         if let index = parts.firstIndex(where: { $0.anyKeyPath == keyPath }),
-           var part = parts[index] as? EntityChangesPart<State, Entity> {
+           parts[index] is EntityChangesPart<State, Entity> {
+            // Taken out of the array first, so that `body` finds its buffers uniquely
+            // referenced: a copy left in `parts` would make every upsert copy the batch
+            // (quadratic in the batch's size).
+            var part = parts.remove(at: index) as! EntityChangesPart<State, Entity>
             body(&part)
-            parts[index] = part
+            parts.insert(part, at: index)
         } else {
             var part = EntityChangesPart<State, Entity>(keyPath: keyPath)
             body(&part)
