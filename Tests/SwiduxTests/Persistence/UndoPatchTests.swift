@@ -54,6 +54,16 @@ struct BoardHarness {
 
     var ids: [Int] { store.state.cards.ids }
 
+    /// Undoes the last step, expecting `before` (state and rows), then redoes it, expecting `after`.
+    func expectUndoRedo(before: [Tile], after: [Tile], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        store.undo()
+        #expect(store.state.cards.values == before, sourceLocation: sourceLocation)
+        try await flushAndCompare(sourceLocation: sourceLocation)
+        store.redo()
+        #expect(store.state.cards.values == after, sourceLocation: sourceLocation)
+        try await flushAndCompare(sourceLocation: sourceLocation)
+    }
+
     /// Flushes and checks that the backend holds exactly the state's rows, in order.
     func flushAndCompare(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try await store.flush()
@@ -197,12 +207,7 @@ struct UndoPatchTests {
     @Test func aStoreReplacedWholesaleIsUndoneByTheDifference() async throws {
         let h = BoardHarness([tile(1), tile(2), tile(3)])
         h.store.send(.record { $0.cards = EntityStore([tile(3), tile(2, "two"), tile(9)]) })
-        h.store.undo()
-        #expect(h.store.state.cards.values == [tile(1), tile(2), tile(3)])
-        try await h.flushAndCompare()
-        h.store.redo()
-        #expect(h.store.state.cards.values == [tile(3), tile(2, "two"), tile(9)])
-        try await h.flushAndCompare()
+        try await h.expectUndoRedo(before: [tile(1), tile(2), tile(3)], after: [tile(3), tile(2, "two"), tile(9)])
     }
 
     @Test func aStoreEditedInPlaceThenReplacedWholesaleIsUndoneExactly() async throws {
@@ -213,12 +218,7 @@ struct UndoPatchTests {
             state.cards = EntityStore([tile(3), tile(2, "two"), tile(9)])   // then wholesale
         })
         #expect(h.undo.undoCount == 1)
-        h.store.undo()
-        #expect(h.store.state.cards.values == [tile(1), tile(2), tile(3)])
-        try await h.flushAndCompare()
-        h.store.redo()
-        #expect(h.store.state.cards.values == [tile(3), tile(2, "two"), tile(9)])
-        try await h.flushAndCompare()
+        try await h.expectUndoRedo(before: [tile(1), tile(2), tile(3)], after: [tile(3), tile(2, "two"), tile(9)])
         h.store.undo()
         #expect(h.store.state.cards.values == [tile(1), tile(2), tile(3)])
         try await h.flushAndCompare()
@@ -231,12 +231,7 @@ struct UndoPatchTests {
             state.cards.modify(9) { $0.text = "nine" }
             state.cards[3] = nil
         })
-        h.store.undo()
-        #expect(h.store.state.cards.values == [tile(1), tile(2), tile(3)])
-        try await h.flushAndCompare()
-        h.store.redo()
-        #expect(h.store.state.cards.values == [tile(2, "two"), tile(9, "nine")])
-        try await h.flushAndCompare()
+        try await h.expectUndoRedo(before: [tile(1), tile(2), tile(3)], after: [tile(2, "two"), tile(9, "nine")])
     }
 
     // MARK: Coalescing, depth
