@@ -45,8 +45,9 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
     @usableFromInline let lock = NSLock()
     /// The entity store's fingerprint at the last read; `nil` before the first.
     @usableFromInline var seen: ChangeFingerprint?
-    /// Each entity's key, for the updates: built from the groups by the first update, not
-    /// by a rebuild (a read that only shows the groups, e.g. the first frame, skips it).
+    /// Each entity's key, for the updates: built from the groups by the first update that
+    /// inserts or deletes, not by a rebuild (the first frame does not pay for it). Until then
+    /// a changed entity's group is found by a binary search of each group.
     @usableFromInline var keys: [ID: Key]?
     @usableFromInline var groups: [Key: [ID]] = [:]
     @usableFromInline var rebuilds = 0
@@ -125,17 +126,22 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
     @inlinable
     func rebuild(from store: EntityStore<Entity>) {
         var groups: [Key: [ID]] = [:]
-        // Entities of one key often follow each other: append a run, then store it.
-        var run: (key: Key, ids: [ID])?
+        // The groups of the last few keys met are filled outside the dictionary (entities of
+        // a few keys often follow each other or alternate): no hashing per entity.
+        var open: [(key: Key, ids: [ID])] = []
         for entity in store {
             let key = key(entity)
-            if run?.key != key {
-                if let run { groups[run.key, default: []].append(contentsOf: run.ids) }
-                run = (key, [])
+            if let index = open.firstIndex(where: { $0.key == key }) {
+                open[index].ids.append(entity.id)
+            } else {
+                if open.count == 4 {
+                    let closed = open.removeFirst()
+                    groups[closed.key, default: []].append(contentsOf: closed.ids)
+                }
+                open.append((key, [entity.id]))
             }
-            run!.ids.append(entity.id)
         }
-        if let run { groups[run.key, default: []].append(contentsOf: run.ids) }
+        for run in open { groups[run.key, default: []].append(contentsOf: run.ids) }
         self.keys = nil
         self.groups = groups
     }
@@ -146,24 +152,26 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
     /// other entities kept their relative order: the steps reordered nothing).
     @inlinable
     func update(changedIDs: ArraySlice<ID>, membership: Bool, from store: EntityStore<Entity>) {
-        var keys = self.keys ?? keysOfGroups()
+        if self.keys == nil, membership || changedIDs.contains(where: { store.storage.index[$0] == nil }) {
+            self.keys = keysOfGroups()
+        }
+        var keys = self.keys
         self.keys = nil   // unique while updated
         defer { self.keys = keys }
         var leaving: [Key: [ID]] = [:]
         var arriving: [Key: [(id: ID, slot: Int)]] = [:]
         var done = Set<ID>(minimumCapacity: changedIDs.count)
         for id in changedIDs where done.insert(id).inserted {
-            let old = keys[id]
             let slot = store.storage.index[id]
+            // Without the map, the steps only changed values: every id is present and in place.
+            let old = keys == nil ? slot.flatMap { key(of: id, inSlot: $0, in: store) } : keys![id]
             let new = slot.map { key(store.storage.entity(inSlot: $0)) }
             if old == new && (!membership || old == nil) { continue }
             if let old { leaving[old, default: []].append(id) }
             if let new, let slot {
                 arriving[new, default: []].append((id, slot))
-                keys[id] = new
-            } else {
-                keys[id] = nil
             }
+            if keys != nil { keys![id] = new }
         }
         for (key, ids) in leaving {
             if ids.count == 1 {
@@ -187,6 +195,17 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
             }
             groups[key] = group
         }
+    }
+
+    /// The key of the group that holds `id` at its place (`slot`): a binary search of each
+    /// group, whose ids are in slot order.
+    @inlinable
+    func key(of id: ID, inSlot slot: Int, in store: EntityStore<Entity>) -> Key? {
+        for (key, group) in groups {
+            let index = partitionPoint(group) { store.storage.index[$0]! >= slot }
+            if index < group.count, group[index] == id { return key }
+        }
+        return nil
     }
 
     /// Each entity's key, from the groups.
