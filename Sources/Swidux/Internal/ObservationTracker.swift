@@ -526,7 +526,7 @@ where Entity.ID: Sendable {
 
     private weak var tracker: ObservationTracker<State>?
     let path: KeyPath<State, EntityStore<Entity>>
-    /// Where the log is emptied after each dispatch (`nil` for a read-only path: the log
+    /// Where the log is trimmed to the last dispatch (`nil` for a read-only path: the log
     /// is then only trimmed by its own bound).
     private let writable: WritableKeyPath<State, EntityStore<Entity>>?
     /// The fingerprint after the last dispatch.
@@ -593,8 +593,8 @@ where Entity.ID: Sendable {
                 rows.removeAll()
             }
         }
+        if let writable { state[keyPath: writable]._trimObservationLog(keepingSince: seen) }
         seen = now
-        if let writable { state[keyPath: writable]._resetObservationLog() }
     }
 
     var trackedEntryCount: Int { rows.count + (membershipKey == nil ? 0 : 1) }

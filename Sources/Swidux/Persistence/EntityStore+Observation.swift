@@ -8,10 +8,12 @@
 // replacement: `removeAll()`, `merge` into an empty store) is "unknown", and a fingerprint not
 // found in the log (a replaced or restored store, a trimmed log) too: the store then
 // notifies every row observer of that slice — an extra notification, never a missed one.
+// An `EntityIndex` reads the same log (it also needs to know whether a step reordered).
 //
 // It is separate from the persistence `ChangeSet`, which the `PersistenceMiddleware` drains
 // after each reduce. It is bounded (older steps are dropped, amortized O(1)) and the
-// observing store empties it after each dispatch, so that copies (undo snapshots) stay cheap.
+// observing store keeps only the last dispatch's steps, so that copies (undo snapshots) stay
+// cheap.
 
 @usableFromInline
 struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
@@ -23,15 +25,18 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
         /// The end of this step's ids in `ids` (they start at the previous step's end).
         @usableFromInline var idEnd: Int
         @usableFromInline var membership: Bool
+        /// `true` when the step reordered entities it did not log (sort, move, …).
+        @usableFromInline var reorder: Bool
         /// `false` when the step logged nothing: anything may have changed.
         @usableFromInline var known: Bool
 
         @inlinable
-        init(from: ChangeFingerprint, to: ChangeFingerprint, idEnd: Int, membership: Bool, known: Bool) {
+        init(from: ChangeFingerprint, to: ChangeFingerprint, idEnd: Int, membership: Bool, reorder: Bool, known: Bool) {
             self.from = from
             self.to = to
             self.idEnd = idEnd
             self.membership = membership
+            self.reorder = reorder
             self.known = known
         }
     }
@@ -39,6 +44,7 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
     @usableFromInline var steps: [Step] = []
     @usableFromInline var ids: [ID] = []
     @usableFromInline var pendingMembership = false
+    @usableFromInline var pendingReorder = false
     @usableFromInline var pendingKnown = false
 
     // Small: undo snapshots copy the log of every entity store they hold.
@@ -56,18 +62,21 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
         if membership { pendingMembership = true }
     }
 
-    /// Logs that the coming step changes membership or order only.
+    /// Logs that the coming step reorders entities (without logging their ids).
     @inlinable
     mutating func recordMembership() {
         pendingKnown = true
         pendingMembership = true
+        pendingReorder = true
     }
 
     /// Closes a step: the store's fingerprint went from `old` to `new`.
     @inlinable
     mutating func didChange(from old: ChangeFingerprint, to new: ChangeFingerprint) {
-        steps.append(Step(from: old, to: new, idEnd: ids.count, membership: pendingMembership, known: pendingKnown))
+        steps.append(Step(
+            from: old, to: new, idEnd: ids.count, membership: pendingMembership, reorder: pendingReorder, known: pendingKnown))
         pendingMembership = false
+        pendingReorder = false
         pendingKnown = false
         if steps.count > Self.maxSteps || ids.count > Self.maxIDs { trim() }
     }
@@ -90,20 +99,24 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
     }
 
     /// What changed between the fingerprints `seen` and `current`, or `nil` when the log
-    /// cannot tell (then anything may have changed).
+    /// cannot tell (then anything may have changed). `reorder`: some step reordered
+    /// entities it did not log.
     ///
     /// - Complexity: O(steps and ids since `seen`).
-    func changes(since seen: ChangeFingerprint, current: ChangeFingerprint) -> (ids: ArraySlice<ID>, membership: Bool)? {
+    @usableFromInline
+    func changes(since seen: ChangeFingerprint, current: ChangeFingerprint)
+        -> (ids: ArraySlice<ID>, membership: Bool, reorder: Bool)? {
         guard let last = steps.last, last.to == current else { return nil }
-        var membership = false
+        var membership = false, reorder = false
         var index = steps.count - 1
         while index >= 0 {
             let step = steps[index]
             guard step.known else { return nil }
             if step.membership { membership = true }
+            if step.reorder { reorder = true }
             if step.from == seen {
                 let start = index == 0 ? 0 : steps[index - 1].idEnd
-                return (ids[start..<last.idEnd], membership)
+                return (ids[start..<last.idEnd], membership, reorder)
             }
             index -= 1
         }
@@ -113,11 +126,23 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
 
 extension EntityStore {
     /// The observation log of this value (see `EntityObservationLog`).
+    @usableFromInline
     var _observationChanges: EntityObservationLog<ID> { _observationLog }
 
-    /// Empties the observation log; the observing store calls it after reading it.
-    mutating func _resetObservationLog() {
-        guard !_observationLog.steps.isEmpty || !_observationLog.ids.isEmpty else { return }
-        _observationLog = EntityObservationLog()
+    /// Forgets the steps before the one that starts at `seen` (all of them if none does);
+    /// the observing store calls it after reading the log. The steps of the last dispatch
+    /// stay, for an `EntityIndex` read after it (e.g. by the view).
+    mutating func _trimObservationLog(keepingSince seen: ChangeFingerprint) {
+        guard let first = _observationLog.steps.first, first.from != seen else { return }
+        guard let start = _observationLog.steps.lastIndex(where: { $0.from == seen }) else {
+            _observationLog = EntityObservationLog()
+            return
+        }
+        let idStart = _observationLog.steps[start - 1].idEnd
+        var log = EntityObservationLog<ID>()
+        log.steps = Array(_observationLog.steps[start...])
+        log.ids = Array(_observationLog.ids[idStart...])
+        for index in log.steps.indices { log.steps[index].idEnd -= idStart }
+        _observationLog = log
     }
 }

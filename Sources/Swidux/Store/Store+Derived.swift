@@ -12,4 +12,15 @@ extension Store {
         for input in derived.inputs { input.track(box) }
         return derived(box.stateWithoutTracking)
     }
+
+    /// Reads an ``EntityIndex`` of this store's state (brought up to date); observes its
+    /// entity store.
+    ///
+    /// ```swift
+    /// ForEach(store[AppState.itemsByList][list.id] ?? [], id: \.self) { id in ItemRow(id: id) }
+    /// ```
+    public subscript<Entity, Key>(index: EntityIndex<State, Entity, Key>) -> [Key: [Entity.ID]] {
+        box.track(index.path)
+        return index(box.stateWithoutTracking)
+    }
 }

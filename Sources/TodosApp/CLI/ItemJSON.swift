@@ -33,10 +33,10 @@ public struct ItemJSON: Codable, Equatable, Sendable {
     public static func items(in state: AppState, listID: UUID?) -> [ItemJSON] {
         let lists = listID.map { [$0] } ?? state.lists.map(\.id)
         // The derived groups and tag index, read once (not once per item).
-        let groups = AppState.itemsByList(state), tags = AppState.tagsByItem(state)
+        let groups = AppState.itemIDsByList(state), tags = AppState.tagsByItem(state)
         return lists.flatMap { id in
             let name = state.lists[id]?.name ?? ""
-            return (groups[id] ?? []).map { ItemJSON(item: $0, list: name, tags: tags[$0.id] ?? []) }
+            return (groups[id] ?? []).compactMap { state.items[$0] }.map { ItemJSON(item: $0, list: name, tags: tags[$0.id] ?? []) }
         }
     }
 

@@ -1,9 +1,10 @@
 import Foundation
 
-// Derived state: declared once from its inputs with `Derived` (memoized: recomputed only
-// when an input changed), exposed as computed properties so that reducers, views and
-// tests read `state.visibleItems` as before. A key to move the cursor changes
-// `ui.selectedItemID` only: every list below is then the remembered one.
+// Derived state, exposed as computed properties so that reducers, views and tests read
+// `state.visibleItems` as before. The items of each list (and of each list split into
+// active and done) are `EntityIndex`es, kept up to date from the items' changes: a toggle
+// moves one id between two groups, a cursor move changes nothing. The rest is `Derived`
+// (memoized: recomputed only when an input changed).
 
 extension AppState {
     /// The list shown on the item screen: the selected one, else the first.
@@ -14,7 +15,7 @@ extension AppState {
 
     /// Items of `listID` in their stored order.
     public func items(inList listID: UUID) -> [TodoItem] {
-        Self.itemsByList(self)[listID] ?? []
+        (Self.itemIDsByList(self)[listID] ?? []).compactMap { items[$0] }
     }
 
     /// The tags of `itemID`, in the order they were attached.
@@ -38,13 +39,19 @@ extension AppState {
     public var visibleItems: [TodoItem] { Self.visibleItemValues(self) }
 
     /// The ids of ``visibleItems``, in order: what the item screen and the cursor read (a
-    /// key reads the entities of the rows on screen only).
-    public var visibleIDs: [UUID] { Self.itemScreen(self).visible }
+    /// key reads the entities of the rows on screen only). Without a search query, a group
+    /// of the indexes as it is (no copy, no pass over the items).
+    public var visibleIDs: [UUID] {
+        ui.searchQuery.trimmingCharacters(in: .whitespaces).isEmpty ? filteredIDs : Self.searchResults(self)
+    }
 
-    /// Counts for the current list: total, active, completed.
+    /// Counts for the current list: total, active, completed (sizes of index groups).
     public var counts: (total: Int, active: Int, completed: Int) {
-        let counts = Self.itemScreen(self).counts
-        return (counts.total, counts.total - counts.done, counts.done)
+        guard let listID = currentList?.id else { return (0, 0, 0) }
+        let groups = Self.itemIDsByListAndDone(self)
+        let active = groups[ListAndDone(listID: listID, isDone: false)]?.count ?? 0
+        let done = groups[ListAndDone(listID: listID, isDone: true)]?.count ?? 0
+        return (active + done, active, done)
     }
 
     /// The highlighted item if it is visible, else the first visible item.
@@ -56,8 +63,14 @@ extension AppState {
     /// The index of the highlighted item among ``visibleIDs`` (and ``visibleItems``).
     public var selectedIndex: Int? { Self.selection(self) }
 
-    /// Total and done items of every list.
-    public var countsByList: [UUID: ItemCounts] { Self.listCounts(self) }
+    /// Total and done items of every list (sizes of index groups).
+    public var countsByList: [UUID: ItemCounts] {
+        var counts: [UUID: ItemCounts] = [:]
+        for (key, ids) in Self.itemIDsByListAndDone(self) {
+            counts[key.listID, default: ItemCounts()].add(ItemCounts(total: ids.count, done: key.isDone ? ids.count : 0))
+        }
+        return counts
+    }
 
     static func matches(_ text: String, _ query: String) -> Bool {
         text.range(of: query, options: [.caseInsensitive, .diacriticInsensitive]) != nil
@@ -76,91 +89,60 @@ public struct ItemCounts: Equatable, Sendable {
 }
 
 extension AppState {
-    /// ``visibleItems`` and ``counts``, in one pass over the items: recomputed when the
-    /// items, the current list, the filter, the search query or (for the query) tags
-    /// change; not when the cursor moves.
-    static let itemScreen = Derived(
-        \AppState.items, \.currentList?.id, \.ui.filter, \.ui.searchQuery, \.tags, \.itemTags
-    ) { items, listID, filter, searchQuery, tags, itemTags -> ItemScreen in
-        guard let listID else { return ItemScreen() }
+    /// A list and whether its items are done: the key of ``itemIDsByListAndDone``.
+    struct ListAndDone: Hashable, Sendable {
+        let listID: UUID
+        let isDone: Bool
+    }
+
+    /// The item ids of each list, in stored order; kept up to date from the items' changes
+    /// (a toggle or a new title moves nothing; an added item is appended to its list).
+    static let itemIDsByList = EntityIndex(\AppState.items) { $0.listID }
+
+    /// The item ids of each list split into active and done, in stored order (a toggle
+    /// moves one id from one group to the other).
+    static let itemIDsByListAndDone = EntityIndex(\AppState.items) { ListAndDone(listID: $0.listID, isDone: $0.isDone) }
+
+    /// The ids the filter keeps in the current list, before the search query: a group of
+    /// the indexes.
+    var filteredIDs: [UUID] {
+        guard let listID = currentList?.id else { return [] }
+        switch ui.filter {
+        case .all: return Self.itemIDsByList(self)[listID] ?? []
+        case .active: return Self.itemIDsByListAndDone(self)[ListAndDone(listID: listID, isDone: false)] ?? []
+        case .completed: return Self.itemIDsByListAndDone(self)[ListAndDone(listID: listID, isDone: true)] ?? []
+        }
+    }
+
+    /// ``visibleIDs`` while searching: the filtered ids whose title or a tag name matches
+    /// the query (case- and diacritic-insensitive). Recomputed when the filtered ids, the
+    /// query, the items or the tags change.
+    static let searchResults = Derived(
+        \AppState.filteredIDs, \.ui.searchQuery, \.items, \.tags, \.itemTags
+    ) { ids, searchQuery, items, tags, itemTags -> [UUID] in
         let query = searchQuery.trimmingCharacters(in: .whitespaces)
-        // Tag names per item, built once (not per item) when a query needs them.
+        guard !query.isEmpty else { return ids }
+        // Tag names per item, built once (not per item).
         var tagNames: [UUID: [String]] = [:]
-        if !query.isEmpty {
-            for link in itemTags { if let tag = tags[link.tagID] { tagNames[link.itemID, default: []].append(tag.name) } }
-        }
-        var visible: [UUID] = []
-        var counts = ItemCounts()
-        if filter == .all, query.isEmpty { visible.reserveCapacity(items.count) }
-        // Ids, not entities: no copy of the items, nothing to release when replaced.
-        for item in items where item.listID == listID {
-            counts.total += 1
-            if item.isDone { counts.done += 1 }
-            switch filter {
-            case .all: break
-            case .active: if item.isDone { continue }
-            case .completed: if !item.isDone { continue }
-            }
-            if !query.isEmpty, !matches(item.title, query), !(tagNames[item.id]?.contains { matches($0, query) } ?? false) {
-                continue
-            }
-            visible.append(item.id)
-        }
-        return ItemScreen(visible: visible, counts: counts)
-    }
-
-    /// What the item screen lists, and the counts of the current list. A class: a derived
-    /// value that takes it as an input compares it by identity, in O(1) (an array of
-    /// 100,000 ids would be compared element by element).
-    final class ItemScreen: Sendable {
-        let visible: [UUID]
-        let counts: ItemCounts
-        init(visible: [UUID] = [], counts: ItemCounts = ItemCounts()) {
-            self.visible = visible
-            self.counts = counts
+        for link in itemTags { if let tag = tags[link.tagID] { tagNames[link.itemID, default: []].append(tag.name) } }
+        return ids.filter { id in
+            guard let item = items[id] else { return false }
+            return matches(item.title, query) || (tagNames[id]?.contains { matches($0, query) } ?? false)
         }
     }
-
-    /// The memoized ``ItemScreen`` (an input of ``selection``).
-    var currentItemScreen: ItemScreen { Self.itemScreen(self) }
 
     /// ``selectedIndex``: the position of the highlighted item among the visible ones
-    /// (found once per change of either), else 0; `nil` when nothing is visible.
-    static let selection = Derived(\AppState.currentItemScreen, \.ui.selectedItemID) { screen, id -> Int? in
-        let visible = screen.visible
+    /// (found once per change of either), else 0; `nil` when nothing is visible. An
+    /// unchanged group compares in O(1) (same storage).
+    static let selection = Derived(\AppState.visibleIDs, \.ui.selectedItemID) { visible, id -> Int? in
         guard !visible.isEmpty else { return nil }
         if let id, let index = visible.firstIndex(of: id) { return index }
         return 0
     }
 
     /// ``visibleItems``: the entities of ``visibleIDs`` (computed when read, not by a key).
-    static let visibleItemValues = Derived(\AppState.currentItemScreen, \.items) { screen, items -> [TodoItem] in
-        screen.visible.compactMap { items[$0] }
-    }
-
-    /// ``countsByList``: one pass over the items when they change.
-    static let listCounts = Derived(\AppState.items) { items -> [UUID: ItemCounts] in
-        var counts: [UUID: ItemCounts] = [:]
-        // Items of one list mostly follow each other: count a run, then add it (one
-        // dictionary access per run, not per item).
-        var run: (list: UUID, counts: ItemCounts)?
-        for item in items {
-            if run?.list != item.listID {
-                if let run { counts[run.list, default: ItemCounts()].add(run.counts) }
-                run = (item.listID, ItemCounts())
-            }
-            run!.counts.total += 1
-            if item.isDone { run!.counts.done += 1 }
-        }
-        if let run { counts[run.list, default: ItemCounts()].add(run.counts) }
-        return counts
-    }
-
-    /// ``items(inList:)``: the items grouped by list, in stored order.
-    static let itemsByList = Derived(\AppState.items) { items -> [UUID: [TodoItem]] in
-        var groups: [UUID: [TodoItem]] = [:]
-        for item in items { groups[item.listID, default: []].append(item) }
-        return groups
+    static let visibleItemValues = Derived(\AppState.visibleIDs, \.items) { visible, items -> [TodoItem] in
+        visible.compactMap { items[$0] }
     }
 
     /// ``tags(of:)``: the tags of every tagged item, in the order they were attached.

@@ -185,7 +185,7 @@ public final class AppDatabase: Sendable {
             AppState(
                 lists: try Self.lists.fetchStore(db),
                 tags: try Self.tags.fetchStore(db),
-                items: try Self.items.fetchStore(db),
+                items: try Self.fetchItems(db),
                 itemTags: try Self.itemTags.fetchStore(db)
             )
         }
