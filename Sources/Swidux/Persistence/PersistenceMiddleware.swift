@@ -172,7 +172,7 @@ public final class PersistenceMiddleware<State> {
             deferredEdits.removeAll()
         }
         var drained = false
-        for writer in writers where writer.box.drain(&state) { drained = true }
+        for writer in writers where writer.drainState(&state) { drained = true }
         guard drained else { return }
         changesInWindow += 1
         if changesInWindow > loopWarningThreshold, !warnedThisWindow {
