@@ -228,19 +228,59 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
 
     let keyPath: WritableKeyPath<State, EntityStore<Entity>>
     let sink: Sink
+    /// The pending work, behind a pointer: stored properties of a class get a run-time
+    /// exclusivity check on every access, and the drain (after every reduce) makes a dozen.
+    /// Every access goes through the computed properties below, none held across another.
+    @usableFromInline
+    struct Fields {
+        @usableFromInline var pendingWrites: [ID: PendingWrite] = [:]
+        @usableFromInline var pendingDeletions: [ID: UInt64] = [:]
+        @usableFromInline var pendingOrder: [ID]?
+        @usableFromInline var sequence: UInt64 = 0
+        @usableFromInline var inFlight: WriteBatch<Entity>?
+        @usableFromInline var inFlightDeletions: Set<ID> = []
+        @inlinable init() {}
+    }
+    @usableFromInline let fields: UnsafeMutablePointer<Fields>
+
     /// Latest value per written id, in first-recorded order; deletions likewise.
-    @usableFromInline var pendingWrites: [ID: PendingWrite] = [:]
-    @usableFromInline var pendingDeletions: [ID: UInt64] = [:]
+    @inlinable var pendingWrites: [ID: PendingWrite] {
+        _read { yield fields.pointee.pendingWrites }
+        _modify { yield &fields.pointee.pendingWrites }
+    }
+    @inlinable var pendingDeletions: [ID: UInt64] {
+        _read { yield fields.pointee.pendingDeletions }
+        _modify { yield &fields.pointee.pendingDeletions }
+    }
     /// The complete order of the store, when it must be written.
-    @usableFromInline var pendingOrder: [ID]?
-    @usableFromInline var sequence: UInt64 = 0
+    @inlinable var pendingOrder: [ID]? {
+        _read { yield fields.pointee.pendingOrder }
+        _modify { yield &fields.pointee.pendingOrder }
+    }
+    @inlinable var sequence: UInt64 {
+        get { fields.pointee.sequence }
+        set { fields.pointee.sequence = newValue }
+    }
     /// The batch a flush took and has not finished writing.
-    @usableFromInline var inFlight: WriteBatch<Entity>?
-    @usableFromInline var inFlightDeletions: Set<ID> = []
+    @inlinable var inFlight: WriteBatch<Entity>? {
+        _read { yield fields.pointee.inFlight }
+        _modify { yield &fields.pointee.inFlight }
+    }
+    @inlinable var inFlightDeletions: Set<ID> {
+        _read { yield fields.pointee.inFlightDeletions }
+        _modify { yield &fields.pointee.inFlightDeletions }
+    }
 
     init(keyPath: WritableKeyPath<State, EntityStore<Entity>>, sink: Sink) {
         self.keyPath = keyPath
         self.sink = sink
+        fields = .allocate(capacity: 1)
+        fields.initialize(to: Fields())
+    }
+
+    isolated deinit {
+        fields.deinitialize(count: 1)
+        fields.deallocate()
     }
 
     /// A box whose flush calls `apply`.
