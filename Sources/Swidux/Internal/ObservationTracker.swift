@@ -56,29 +56,24 @@ final class ObservationTracker<State>: Observable {
             self.path = path
             super.init(pathObject: path, key: key)
         }
-        final override func changed(_ state: UnsafeRawPointer) -> Bool { changed(state.assumingMemoryBound(to: State.self).pointee) }
         final override func rebase(_ state: UnsafeRawPointer) { rebase(state.assumingMemoryBound(to: State.self).pointee) }
-        final override func rebase(value: UnsafeRawPointer, state: UnsafeRawPointer) {
-            rebase(value.assumingMemoryBound(to: Value.self).pointee, in: state.assumingMemoryBound(to: State.self).pointee)
-        }
-        /// `true` if the value changed since the last call or `rebase`.
-        func changed(_ state: State) -> Bool { fatalError("abstract") }
         /// Remembers the current value (the reader just saw it).
         func rebase(_ state: State) { fatalError("abstract") }
-        /// Remembers `value`, just read at `path` from `state`.
-        func rebase(_ value: Value, in state: State) { rebase(state) }
     }
 
     final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
         var last: ChangeFingerprint?
-        override func changed(_ state: State) -> Bool {
-            let now = state[keyPath: path].changeFingerprint
+        override func changed(_ state: UnsafeRawPointer) -> Bool {
+            let now = state.assumingMemoryBound(to: State.self).pointee[keyPath: path].changeFingerprint
             if now == last { return false }
             last = now
             return true
         }
         override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
-        override func rebase(_ value: Value, in state: State) { last = value.changeFingerprint }
+        override func rebase(value: UnsafeRawPointer) -> Bool {
+            last = value.assumingMemoryBound(to: Value.self).pointee.changeFingerprint
+            return true
+        }
     }
 
     final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
@@ -92,12 +87,15 @@ final class ObservationTracker<State>: Observable {
         }
         /// `true` if the value differs from the remembered one (a slice that changed is
         /// disarmed and forgets it: nothing is remembered then).
-        override func changed(_ state: State) -> Bool {
+        override func changed(_ state: UnsafeRawPointer) -> Bool {
             guard hasLast else { return true }
-            return storage.pointee != state[keyPath: path]
+            return storage.pointee != state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
         }
         override func rebase(_ state: State) { remember(state[keyPath: path]) }
-        override func rebase(_ value: Value, in state: State) { remember(value) }
+        override func rebase(value: UnsafeRawPointer) -> Bool {
+            remember(value.assumingMemoryBound(to: Value.self).pointee)
+            return true
+        }
         private func remember(_ value: Value) {
             if hasLast {
                 storage.pointee = value
@@ -116,9 +114,9 @@ final class ObservationTracker<State>: Observable {
     /// Any other value: compared structurally (see ``ChangeDetector``).
     final class StructuralSlice<Value>: TypedSlice<Value> {
         var tracked: TrackedValue<State>?
-        override func changed(_ state: State) -> Bool {
+        override func changed(_ state: UnsafeRawPointer) -> Bool {
             guard var tracked else { return true }
-            let changed = tracked.update(from: state)
+            let changed = tracked.update(from: state.assumingMemoryBound(to: State.self).pointee)
             self.tracked = tracked
             return changed
         }
@@ -225,8 +223,8 @@ final class ObservationTracker<State>: Observable {
         if !slice.armed {
             // The entry of this key path is a `TypedSlice<Value>` (see `makeSlice`); passed
             // by pointer, so that no generic metadata is looked up here.
-            withUnsafePointer(to: value) { value in
-                withUnsafePointer(to: state) { slice.rebase(value: UnsafeRawPointer(value), state: UnsafeRawPointer($0)) }
+            if !withUnsafePointer(to: value, { slice.rebase(value: UnsafeRawPointer($0)) }) {
+                withUnsafePointer(to: state) { slice.rebase(UnsafeRawPointer($0)) }
             }
             arm(slice)
         }
@@ -324,10 +322,11 @@ final class ObservationTracker<State>: Observable {
     /// Finds the entries to notify after a change of the state and disarms them
     /// (``notifyCollected()`` notifies them). Empties the entity stores' observation logs
     /// (hence `inout`; nothing else is written).
-    func collect(_ state: inout State) {
-        withUnsafePointer(to: state) { collectSlices(UnsafeRawPointer($0)) }
+    /// `state` points to the root store's state.
+    func collect(_ state: UnsafeMutablePointer<State>) {
+        collectSlices(UnsafeRawPointer(state))
         if entitySliceCount > 0 {
-            for slice in entitySliceList { slice.collect(&state, into: &firedKeys) }
+            for slice in entitySliceList { slice.collect(&state.pointee, into: &firedKeys) }
         }
     }
 
@@ -461,8 +460,9 @@ class TrackedSlice {
     func changed(_ state: UnsafeRawPointer) -> Bool { fatalError("abstract") }
     /// Remembers the current value (the reader just saw it); `state` points to the root state.
     func rebase(_ state: UnsafeRawPointer) { fatalError("abstract") }
-    /// Remembers the value just read; `value` points to it, `state` to the root state.
-    func rebase(value: UnsafeRawPointer, state: UnsafeRawPointer) { fatalError("abstract") }
+    /// Remembers the value just read, if this slice can from the value alone (`value`
+    /// points to it); `false`: rebase it from the state.
+    func rebase(value: UnsafeRawPointer) -> Bool { false }
     /// Forgets the remembered value (disarmed).
     func forget() {}
 }
