@@ -55,6 +55,14 @@ final class ObservationTracker<State>: Observable {
         init(path: KeyPath<State, Value>, key: KeyPath<SliceKeys, Int>) {
             self.path = path
             super.init(pathObject: path, key: key)
+            offset = MemoryLayout<State>.offset(of: path) ?? -1
+        }
+        /// The value at `path` in the state `state` points to.
+        @inline(__always)
+        final func value(in state: UnsafeRawPointer) -> Value {
+            offset >= 0
+                ? (state + offset).assumingMemoryBound(to: Value.self).pointee
+                : state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
         }
         final override func rebase(_ state: UnsafeRawPointer) { rebase(state.assumingMemoryBound(to: State.self).pointee) }
         /// Remembers the current value (the reader just saw it).
@@ -64,7 +72,7 @@ final class ObservationTracker<State>: Observable {
     final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
         var last: ChangeFingerprint?
         override func changed(_ state: UnsafeRawPointer) -> Bool {
-            let now = state.assumingMemoryBound(to: State.self).pointee[keyPath: path].changeFingerprint
+            let now = value(in: state).changeFingerprint
             if now == last { return false }
             last = now
             return true
@@ -89,6 +97,10 @@ final class ObservationTracker<State>: Observable {
         /// disarmed and forgets it: nothing is remembered then).
         override func changed(_ state: UnsafeRawPointer) -> Bool {
             guard hasLast else { return true }
+            if offset >= 0 {
+                // In place: neither the state nor the value is copied.
+                return storage.pointee != (state + offset).assumingMemoryBound(to: Value.self).pointee
+            }
             return storage.pointee != state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
         }
         override func rebase(_ state: State) { remember(state[keyPath: path]) }
@@ -217,14 +229,18 @@ final class ObservationTracker<State>: Observable {
 
     /// Reads `keyPath` in `state`, registers the read with the current observer (if any) and
     /// arms its entry.
-    func read<Value>(_ keyPath: KeyPath<State, Value>, in state: State) -> Value {
-        let value = state[keyPath: keyPath]
-        let slice = slice(for: keyPath, state)
+    /// `state` points to the root store's state.
+    func read<Value>(_ keyPath: KeyPath<State, Value>, in state: UnsafePointer<State>) -> Value {
+        let slice = slice(for: keyPath, state.pointee)
+        // A stored property is read in place (no key-path projection, no copy of the state).
+        let value = slice.offset >= 0
+            ? (UnsafeRawPointer(state) + slice.offset).assumingMemoryBound(to: Value.self).pointee
+            : state.pointee[keyPath: keyPath]
         if !slice.armed {
             // The entry of this key path is a `TypedSlice<Value>` (see `makeSlice`); passed
             // by pointer, so that no generic metadata is looked up here.
             if !withUnsafePointer(to: value, { slice.rebase(value: UnsafeRawPointer($0)) }) {
-                withUnsafePointer(to: state) { slice.rebase(UnsafeRawPointer($0)) }
+                slice.rebase(UnsafeRawPointer(state))
             }
             arm(slice)
         }
@@ -444,6 +460,9 @@ class TrackedSlice {
     unowned(unsafe) let pathObject: AnyKeyPath
     /// Its registrar key, rooted in a non-generic type (see ``SliceKeys``).
     let key: KeyPath<SliceKeys, Int>
+    /// The byte offset of the value in the state when the key path names a stored property
+    /// (`MemoryLayout.offset(of:)`), else -1.
+    var offset = -1
     init(pathObject: AnyKeyPath, key: KeyPath<SliceKeys, Int>) {
         self.pathObject = pathObject
         self.key = key

@@ -161,7 +161,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     var runningEffectCount: Int { runner.runningCount }
 
     override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-        tracker.read(keyPath, in: state)
+        tracker.read(keyPath, in: statePointer)
     }
 
     override func track<Value>(_ keyPath: KeyPath<State, Value>) {
@@ -184,12 +184,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// action's reduce (they are part of its dispatch) and their effects in a child of
     /// `parent`, so that the sender's ``StoreTask`` covers them.
     func dispatch(_ action: Action, followUpOf parent: EffectScope?) -> StoreTask {
-        if isReducing {
-            let pending = PendingStart()
-            queue.append((action, pending))
-            hasQueued = true
-            return pending.storeTask
-        }
+        if isReducing { return enqueue(action) }
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maxSynchronousDepth else {
@@ -199,6 +194,16 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         let task = isPlain ? reducePlain(action, followUpOf: parent, in: nil) : reduce(action, followUpOf: parent, in: nil)
         if depth == 1, hasQueued { drainQueue() }
         return task
+    }
+
+    /// Queues an action sent while a reduce is under way (apart: the queue's generic element
+    /// type would have its metadata looked up on every send).
+    @inline(never)
+    private func enqueue(_ action: Action) -> StoreTask {
+        let pending = PendingStart()
+        queue.append((action, pending))
+        hasQueued = true
+        return pending.storeTask
     }
 
     /// Reduces the actions sent during the dispatch that just finished, and the ones they send.
