@@ -20,14 +20,25 @@ extension SwiduxDatabase {
     ///
     /// It also binds the table to the key path for `store.follow(database)` (see
     /// <doc:ExternalChanges>).
+    ///
+    /// Inlinable, so that the writer's drain (run after every reduce) is specialized for
+    /// the app's state and entity types.
     @MainActor
+    @inlinable
     public func stateWriter<State, Entity>(
         for keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         table: EntityTable<Entity>
     ) -> StateWriter<State> {
-        journal.bind(StateTableBinding(keyPath: keyPath, table: table))
+        bindForExternalChanges(keyPath, table: table)
         return StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
             try table.write(batch, in: db)
         })
+    }
+
+    /// Binds `table` to `keyPath` for `store.follow(database)`.
+    @MainActor
+    @usableFromInline
+    func bindForExternalChanges<State, Entity>(_ keyPath: WritableKeyPath<State, EntityStore<Entity>>, table: EntityTable<Entity>) {
+        journal.bind(StateTableBinding(keyPath: keyPath, table: table))
     }
 }

@@ -15,8 +15,10 @@ import Observation
 ///   the number of rows read. A row entry that fired is removed.
 @MainActor
 final class ObservationTracker<State>: Observable {
-    /// A registrar key: one per armed entry.
-    typealias Key = KeyPath<ObservationTracker<State>, Int>
+    /// A registrar key: one per armed entry, rooted in a non-generic type (see ``SliceKeys``).
+    typealias Key = KeyPath<SliceKeys, Int>
+    /// Slices, in the non-generic form the bookkeeping keeps them in (see ``TrackedSlice``).
+    typealias Slice = TrackedSlice
 
     let registrar = ObservationRegistrar()
     /// Reads the root store's current state; `nil` once the store is gone.
@@ -25,9 +27,6 @@ final class ObservationTracker<State>: Observable {
     init() {}
 
     // MARK: Registrar keys
-
-    /// The member behind the registrar keys of entity entries: `\.[entry: n]`.
-    nonisolated subscript(entry token: Int) -> Int { token }
 
     /// The subject of the registrar keys of slices (`\SliceKeys.[slice: n]`).
     let sliceKeys = SliceKeys()
@@ -45,40 +44,10 @@ final class ObservationTracker<State>: Observable {
     func makeKey() -> Key {
         if let key = freeKeys.popLast() { return key }
         nextToken += 1
-        return \ObservationTracker<State>.[entry: nextToken]
+        return \SliceKeys.[entry: nextToken]
     }
 
     // MARK: Slices read by key path
-
-    /// A key path read by an observer, with its typed change test.
-    class Slice {
-        var armed = false
-        /// In its armed list (a disarmed slice stays there until the list is compacted).
-        var listed = false
-        /// The group of the state's stored property the key path starts with, if known.
-        var group: SliceGroup?
-        /// The key path read (for the lookup by identity); kept alive by `TypedSlice.path`.
-        unowned(unsafe) let pathObject: AnyKeyPath
-        /// Its registrar key, rooted in a non-generic type (see ``SliceKeys``).
-        let key: KeyPath<SliceKeys, Int>
-        init(pathObject: AnyKeyPath, key: KeyPath<SliceKeys, Int>) {
-            self.pathObject = pathObject
-            self.key = key
-        }
-        /// Registers a read with the current observer.
-        final func access(_ tracker: ObservationTracker) { tracker.registrar.access(tracker.sliceKeys, keyPath: key) }
-        /// Notifies the observers of this slice.
-        final func notify(_ tracker: ObservationTracker) {
-            tracker.registrar.willSet(tracker.sliceKeys, keyPath: key)
-            tracker.registrar.didSet(tracker.sliceKeys, keyPath: key)
-        }
-        /// `true` if the value changed since the last call or `rebase`.
-        func changed(_ state: State) -> Bool { fatalError("abstract") }
-        /// Remembers the current value (the reader just saw it).
-        func rebase(_ state: State) { fatalError("abstract") }
-        /// Forgets the remembered value (disarmed).
-        func forget() {}
-    }
 
     /// A slice of a known type, with its registrar key built once.
     class TypedSlice<Value>: Slice {
@@ -86,21 +55,33 @@ final class ObservationTracker<State>: Observable {
         init(path: KeyPath<State, Value>, key: KeyPath<SliceKeys, Int>) {
             self.path = path
             super.init(pathObject: path, key: key)
+            offset = MemoryLayout<State>.offset(of: path) ?? -1
         }
-        /// Remembers `value`, just read at `path` from `state`.
-        func rebase(_ value: Value, in state: State) { rebase(state) }
+        /// The value at `path` in the state `state` points to.
+        @inline(__always)
+        final func value(in state: UnsafeRawPointer) -> Value {
+            offset >= 0
+                ? (state + offset).assumingMemoryBound(to: Value.self).pointee
+                : state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
+        }
+        final override func rebase(_ state: UnsafeRawPointer) { rebase(state.assumingMemoryBound(to: State.self).pointee) }
+        /// Remembers the current value (the reader just saw it).
+        func rebase(_ state: State) { fatalError("abstract") }
     }
 
     final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
         var last: ChangeFingerprint?
-        override func changed(_ state: State) -> Bool {
-            let now = state[keyPath: path].changeFingerprint
+        override func changed(_ state: UnsafeRawPointer) -> Bool {
+            let now = value(in: state).changeFingerprint
             if now == last { return false }
             last = now
             return true
         }
         override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
-        override func rebase(_ value: Value, in state: State) { last = value.changeFingerprint }
+        override func rebase(value: UnsafeRawPointer) -> Bool {
+            last = value.assumingMemoryBound(to: Value.self).pointee.changeFingerprint
+            return true
+        }
     }
 
     final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
@@ -114,12 +95,19 @@ final class ObservationTracker<State>: Observable {
         }
         /// `true` if the value differs from the remembered one (a slice that changed is
         /// disarmed and forgets it: nothing is remembered then).
-        override func changed(_ state: State) -> Bool {
+        override func changed(_ state: UnsafeRawPointer) -> Bool {
             guard hasLast else { return true }
-            return storage.pointee != state[keyPath: path]
+            if offset >= 0 {
+                // In place: neither the state nor the value is copied.
+                return storage.pointee != (state + offset).assumingMemoryBound(to: Value.self).pointee
+            }
+            return storage.pointee != state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
         }
         override func rebase(_ state: State) { remember(state[keyPath: path]) }
-        override func rebase(_ value: Value, in state: State) { remember(value) }
+        override func rebase(value: UnsafeRawPointer) -> Bool {
+            remember(value.assumingMemoryBound(to: Value.self).pointee)
+            return true
+        }
         private func remember(_ value: Value) {
             if hasLast {
                 storage.pointee = value
@@ -138,9 +126,9 @@ final class ObservationTracker<State>: Observable {
     /// Any other value: compared structurally (see ``ChangeDetector``).
     final class StructuralSlice<Value>: TypedSlice<Value> {
         var tracked: TrackedValue<State>?
-        override func changed(_ state: State) -> Bool {
+        override func changed(_ state: UnsafeRawPointer) -> Bool {
             guard var tracked else { return true }
-            let changed = tracked.update(from: state)
+            let changed = tracked.update(from: state.assumingMemoryBound(to: State.self).pointee)
             self.tracked = tracked
             return changed
         }
@@ -156,63 +144,6 @@ final class ObservationTracker<State>: Observable {
     /// disarmed ones not yet compacted away).
     private var armedSlices: [Slice] = []
     private var ungroupedArmedCount = 0
-
-    /// Armed slices grouped by the stored property of the state their key path starts with
-    /// (`\.rows[3].title` → `rows`). When many slices are armed, a dispatch first checks
-    /// which of these properties changed (O(1) each: fingerprint or bitwise identity with
-    /// the value kept from the previous dispatch) and compares only the slices under those:
-    /// a thousand rows read through `scope(state: \.rows[i], …)` cost nothing to a dispatch
-    /// that changes `ui`.
-    final class SliceGroup {
-        enum Kind { case fingerprint, structural, identical }
-        let field: Int
-        let kind: Kind
-        /// Armed slices (and disarmed ones not yet compacted away).
-        var armed: [Slice] = []
-        var armedCount = 0
-        /// What the property was after the previous dispatch (`nil`: unknown).
-        private var snapshot: Any?
-
-        init(field: Int, kind: Kind) {
-            self.field = field
-            self.kind = kind
-        }
-
-        /// `true` if `value` is provably what it was after the previous dispatch; remembers it.
-        func isUnchanged(_ value: Any) -> Bool {
-            let unchanged: Bool
-            switch kind {
-            case .fingerprint:
-                let now = (value as? any ChangeFingerprinting)?.changeFingerprint
-                unchanged = now != nil && (snapshot as? ChangeFingerprint) == now
-                snapshot = now
-            case .structural:
-                if let old = snapshot as? ChangeDetector.Snapshot {
-                    unchanged = !ChangeDetector.hasChanged(old, to: value)
-                } else {
-                    unchanged = false
-                }
-                snapshot = ChangeDetector.snapshot(value, strategy: ChangeDetector.strategy(for: value))
-            case .identical:
-                // The kept copy holds the old value's buffers: a mutation in place would have
-                // copied them, so equal bits mean the same contents (class instances: the same
-                // object). Different bits prove nothing: the slices are then compared.
-                unchanged = snapshot.map { SliceGroup.sameBits($0, value) } ?? false
-                snapshot = value
-            }
-            return unchanged
-        }
-
-        func forgetSnapshot() { snapshot = nil }
-
-        static func sameBits(_ old: Any, _ new: Any) -> Bool {
-            func open<T>(_ old: T) -> Bool {
-                guard let new = new as? T else { return false }
-                return withUnsafeBytes(of: old) { a in withUnsafeBytes(of: new) { b in a.elementsEqual(b) } }
-            }
-            return open(old)
-        }
-    }
 
     /// Gate the groups from this many armed grouped slices on (below it, comparing is cheaper).
     static var gateThreshold: Int { 32 }
@@ -298,12 +229,19 @@ final class ObservationTracker<State>: Observable {
 
     /// Reads `keyPath` in `state`, registers the read with the current observer (if any) and
     /// arms its entry.
-    func read<Value>(_ keyPath: KeyPath<State, Value>, in state: State) -> Value {
-        let value = state[keyPath: keyPath]
-        let slice = slice(for: keyPath, state)
+    /// `state` points to the root store's state.
+    func read<Value>(_ keyPath: KeyPath<State, Value>, in state: UnsafePointer<State>) -> Value {
+        let slice = slice(for: keyPath, state.pointee)
+        // A stored property is read in place (no key-path projection, no copy of the state).
+        let value = slice.offset >= 0
+            ? (UnsafeRawPointer(state) + slice.offset).assumingMemoryBound(to: Value.self).pointee
+            : state.pointee[keyPath: keyPath]
         if !slice.armed {
-            // The entry of this key path is a `TypedSlice<Value>` (see `makeSlice`).
-            unsafeDowncast(slice, to: TypedSlice<Value>.self).rebase(value, in: state)
+            // The entry of this key path is a `TypedSlice<Value>` (see `makeSlice`); passed
+            // by pointer, so that no generic metadata is looked up here.
+            if !withUnsafePointer(to: value, { slice.rebase(value: UnsafeRawPointer($0)) }) {
+                slice.rebase(UnsafeRawPointer(state))
+            }
             arm(slice)
         }
         slice.access(self)
@@ -314,7 +252,7 @@ final class ObservationTracker<State>: Observable {
     func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
         let slice = slice(for: keyPath, state())
         if !slice.armed {
-            slice.rebase(state())
+            withUnsafePointer(to: state()) { slice.rebase(UnsafeRawPointer($0)) }
             arm(slice)
         }
         slice.access(self)
@@ -400,7 +338,17 @@ final class ObservationTracker<State>: Observable {
     /// Finds the entries to notify after a change of the state and disarms them
     /// (``notifyCollected()`` notifies them). Empties the entity stores' observation logs
     /// (hence `inout`; nothing else is written).
-    func collect(_ state: inout State) {
+    /// `state` points to the root store's state.
+    func collect(_ state: UnsafeMutablePointer<State>) {
+        collectSlices(UnsafeRawPointer(state))
+        if entitySliceCount > 0 {
+            for slice in entitySliceList { slice.collect(&state.pointee, into: &firedKeys) }
+        }
+    }
+
+    /// The slice part of `collect`: `state` points to the state (by pointer: the slices'
+    /// bookkeeping is not generic, so that a dispatch looks no generic metadata up).
+    private func collectSlices(_ state: UnsafeRawPointer) {
         var comparisons = ungroupedArmedCount
         if ungroupedArmedCount > 0 {
             var firedHere = 0
@@ -415,7 +363,7 @@ final class ObservationTracker<State>: Observable {
         }
         if groupedArmedCount > 0 || !groupList.isEmpty {
             let fields: [Any]? = groupedArmedCount >= Self.gateThreshold
-                ? Mirror(reflecting: state).children.map { $0.value } : nil
+                ? Mirror(reflecting: state.assumingMemoryBound(to: State.self).pointee).children.map { $0.value } : nil
             for group in groupList {
                 guard group.armedCount > 0 else {
                     group.forgetSnapshot()   // nothing to gate: keep no copy
@@ -442,9 +390,6 @@ final class ObservationTracker<State>: Observable {
             }
         }
         lastComparisonCount = comparisons
-        if entitySliceCount > 0 {
-            for slice in entitySliceList { slice.collect(&state, into: &firedKeys) }
-        }
     }
 
     /// Drops the disarmed slices from `list` once they outnumber the `armed` ones (amortized
@@ -481,8 +426,8 @@ final class ObservationTracker<State>: Observable {
         first?.notify(self)
         for slice in more { slice.notify(self) }
         for key in keys {
-            registrar.willSet(self, keyPath: key)
-            registrar.didSet(self, keyPath: key)
+            registrar.willSet(sliceKeys, keyPath: key)
+            registrar.didSet(sliceKeys, keyPath: key)
         }
         freeKeys.append(contentsOf: keys)
     }
@@ -493,12 +438,111 @@ final class ObservationTracker<State>: Observable {
     }
 }
 
-/// The subject of the registrar keys of slices: a non-generic type, so that registering an
-/// access or a change looks no generic metadata up at run time. Never read: the registrar
-/// only hashes and compares its keys.
+/// The subject of the registrar keys of slices and entity entries: a non-generic type, so
+/// that registering an access or a change looks no generic metadata up at run time. Never
+/// read: the registrar only hashes and compares its keys.
 final class SliceKeys: Observable, Sendable {
     nonisolated subscript(slice token: Int) -> Int { token }
+    /// The member behind the registrar keys of entity entries (rows, memberships).
+    nonisolated subscript(entry token: Int) -> Int { token }
 }
+
+/// A key path read by an observer, with its typed change test (see `TypedSlice`). Not
+/// generic: the tracker keeps, lists and notifies slices on every dispatch, and a generic
+/// class would have its metadata looked up at run time each time.
+class TrackedSlice {
+    var armed = false
+    /// In its armed list (a disarmed slice stays there until the list is compacted).
+    var listed = false
+    /// The group of the state's stored property the key path starts with, if known.
+    var group: SliceGroup?
+    /// The key path read (for the lookup by identity); kept alive by `TypedSlice.path`.
+    unowned(unsafe) let pathObject: AnyKeyPath
+    /// Its registrar key, rooted in a non-generic type (see ``SliceKeys``).
+    let key: KeyPath<SliceKeys, Int>
+    /// The byte offset of the value in the state when the key path names a stored property
+    /// (`MemoryLayout.offset(of:)`), else -1.
+    var offset = -1
+    init(pathObject: AnyKeyPath, key: KeyPath<SliceKeys, Int>) {
+        self.pathObject = pathObject
+        self.key = key
+    }
+    /// Registers a read with the current observer.
+    final func access<State>(_ tracker: ObservationTracker<State>) { tracker.registrar.access(tracker.sliceKeys, keyPath: key) }
+    /// Notifies the observers of this slice.
+    final func notify<State>(_ tracker: ObservationTracker<State>) {
+        tracker.registrar.willSet(tracker.sliceKeys, keyPath: key)
+        tracker.registrar.didSet(tracker.sliceKeys, keyPath: key)
+    }
+    /// `true` if the value changed since the last call or `rebase`; `state` points to the
+    /// root state.
+    func changed(_ state: UnsafeRawPointer) -> Bool { fatalError("abstract") }
+    /// Remembers the current value (the reader just saw it); `state` points to the root state.
+    func rebase(_ state: UnsafeRawPointer) { fatalError("abstract") }
+    /// Remembers the value just read, if this slice can from the value alone (`value`
+    /// points to it); `false`: rebase it from the state.
+    func rebase(value: UnsafeRawPointer) -> Bool { false }
+    /// Forgets the remembered value (disarmed).
+    func forget() {}
+}
+
+/// Armed slices grouped by the stored property of the state their key path starts with
+/// (`\.rows[3].title` → `rows`). When many slices are armed, a dispatch first checks
+/// which of these properties changed (O(1) each: fingerprint or bitwise identity with
+/// the value kept from the previous dispatch) and compares only the slices under those:
+/// a thousand rows read through `scope(state: \.rows[i], …)` cost nothing to a dispatch
+/// that changes `ui`.
+final class SliceGroup {
+    enum Kind { case fingerprint, structural, identical }
+    let field: Int
+    let kind: Kind
+    /// Armed slices (and disarmed ones not yet compacted away).
+    var armed: [TrackedSlice] = []
+    var armedCount = 0
+    /// What the property was after the previous dispatch (`nil`: unknown).
+    private var snapshot: Any?
+
+    init(field: Int, kind: Kind) {
+        self.field = field
+        self.kind = kind
+    }
+
+    /// `true` if `value` is provably what it was after the previous dispatch; remembers it.
+    func isUnchanged(_ value: Any) -> Bool {
+        let unchanged: Bool
+        switch kind {
+        case .fingerprint:
+            let now = (value as? any ChangeFingerprinting)?.changeFingerprint
+            unchanged = now != nil && (snapshot as? ChangeFingerprint) == now
+            snapshot = now
+        case .structural:
+            if let old = snapshot as? ChangeDetector.Snapshot {
+                unchanged = !ChangeDetector.hasChanged(old, to: value)
+            } else {
+                unchanged = false
+            }
+            snapshot = ChangeDetector.snapshot(value, strategy: ChangeDetector.strategy(for: value))
+        case .identical:
+            // The kept copy holds the old value's buffers: a mutation in place would have
+            // copied them, so equal bits mean the same contents (class instances: the same
+            // object). Different bits prove nothing: the slices are then compared.
+            unchanged = snapshot.map { SliceGroup.sameBits($0, value) } ?? false
+            snapshot = value
+        }
+        return unchanged
+    }
+
+    func forgetSnapshot() { snapshot = nil }
+
+    static func sameBits(_ old: Any, _ new: Any) -> Bool {
+        func open<T>(_ old: T) -> Bool {
+            guard let new = new as? T else { return false }
+            return withUnsafeBytes(of: old) { a in withUnsafeBytes(of: new) { b in a.elementsEqual(b) } }
+        }
+        return open(old)
+    }
+}
+
 
 /// What the tracker needs of an entity slice, whatever its entity type.
 @MainActor
@@ -550,7 +594,7 @@ where Entity.ID: Sendable {
             key = tracker.makeKey()
             rows[id] = key
         }
-        tracker.registrar.access(tracker, keyPath: key)
+        tracker.registrar.access(tracker.sliceKeys, keyPath: key)
     }
 
     override func membership() {
@@ -562,7 +606,7 @@ where Entity.ID: Sendable {
             key = tracker.makeKey()
             membershipKey = key
         }
-        tracker.registrar.access(tracker, keyPath: key)
+        tracker.registrar.access(tracker.sliceKeys, keyPath: key)
     }
 
     override func whole() {

@@ -29,7 +29,14 @@ protocol RootControls: AnyObject {
 
 @MainActor
 final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Observable {
-    private(set) var state: State
+    /// The state, behind a pointer: a stored property of a class gets a run-time exclusivity
+    /// check on every access (several per dispatch), an access through a pointer does not,
+    /// and the tracker compares slices through it without copying the state.
+    nonisolated(unsafe) private let statePointer: UnsafeMutablePointer<State>
+    private(set) var state: State {
+        _read { yield statePointer.pointee }
+        _modify { yield &statePointer.pointee }
+    }
     private let reducer: (inout State, Action) -> Effect<Action>?
     let middleware: [any Middleware<State, Action>]
     let persistence: PersistenceMiddleware<State>?
@@ -74,7 +81,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         logger: Logger,
         onUnexpectedError: (@MainActor (any Error) -> Void)?
     ) where R.State == State, R.Action == Action, R.RootAction == Action {
-        self.state = initialState
+        self.statePointer = .allocate(capacity: 1)
+        self.statePointer.initialize(to: initialState)
         self.reducer = { state, action in reducer.reduce(state: &state, action: action, environment: environment) }
         self.middleware = middleware
         self.isPlain = undo == nil && middleware.isEmpty
@@ -140,6 +148,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// keeps this box alive, so they stop when the last store (root or scoped) is released.
     deinit {
         taskRegistry.cancelAll()
+        statePointer.deinitialize(count: 1)
+        statePointer.deallocate()
     }
 
     override var currentState: State {
@@ -151,7 +161,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     var runningEffectCount: Int { runner.runningCount }
 
     override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
-        tracker.read(keyPath, in: state)
+        tracker.read(keyPath, in: statePointer)
     }
 
     override func track<Value>(_ keyPath: KeyPath<State, Value>) {
@@ -174,12 +184,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// action's reduce (they are part of its dispatch) and their effects in a child of
     /// `parent`, so that the sender's ``StoreTask`` covers them.
     func dispatch(_ action: Action, followUpOf parent: EffectScope?) -> StoreTask {
-        if isReducing {
-            let pending = PendingStart()
-            queue.append((action, pending))
-            hasQueued = true
-            return pending.storeTask
-        }
+        if isReducing { return enqueue(action) }
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maxSynchronousDepth else {
@@ -189,6 +194,16 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         let task = isPlain ? reducePlain(action, followUpOf: parent, in: nil) : reduce(action, followUpOf: parent, in: nil)
         if depth == 1, hasQueued { drainQueue() }
         return task
+    }
+
+    /// Queues an action sent while a reduce is under way (apart: the queue's generic element
+    /// type would have its metadata looked up on every send).
+    @inline(never)
+    private func enqueue(_ action: Action) -> StoreTask {
+        let pending = PendingStart()
+        queue.append((action, pending))
+        hasQueued = true
+        return pending.storeTask
     }
 
     /// Reduces the actions sent during the dispatch that just finished, and the ones they send.
@@ -262,7 +277,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
 
     private func notifyObservers() {
         guard tracker.isTracking else { return }
-        tracker.collect(&state)
+        tracker.collect(statePointer)
         tracker.notifyCollected()
     }
 

@@ -272,12 +272,18 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
         }
     }
 
-    /// Forgets every record after a drain. (Fresh empty buffers: clearing them in place
-    /// costs more, in the unspecialized drain, than the next record's allocation.)
-    @usableFromInline
+    /// Forgets every record after a drain. Small buffers are kept (the next dispatch records
+    /// into them without allocating); large ones are released (clearing a large table on
+    /// every drain would cost its size).
+    @inlinable
     mutating func removeAllAfterDrain() {
-        places = [:]
-        journal = []
+        if places.capacity <= 64 {
+            places.removeAll(keepingCapacity: true)
+            journal.removeAll(keepingCapacity: true)
+        } else {
+            places = [:]
+            journal = []
+        }
         staleCount = 0
         _orderChanged = false
         _rehydrated = false

@@ -38,36 +38,86 @@ final class EntityStorePositionMap: Sendable {
 extension EntityStore {
     @usableFromInline
     final class Storage: @unchecked Sendable {
+        /// The fields, behind a pointer: stored properties of a class get a run-time
+        /// exclusivity check on every access (tens of nanoseconds each, several per
+        /// mutation), accesses through a pointer do not. Every access goes through the
+        /// computed properties below, none of which is held across another.
+        @usableFromInline
+        struct Fields {
+            @usableFromInline var slots: [Entity?]
+            @usableFromInline var index: [ID: Int]
+            @usableFromInline var firstTombstone: Int
+            @usableFromInline var lastTombstone: Int
+            @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
+            @usableFromInline var compactionCount: Int
+            @usableFromInline var compactionWork: Int
+
+            @inlinable
+            init() {
+                slots = []
+                index = [:]
+                firstTombstone = .max
+                lastTombstone = -1
+                positionCache = nil
+                compactionCount = 0
+                compactionWork = 0
+            }
+        }
+
+        @usableFromInline let fields: UnsafeMutablePointer<Fields>
+
         /// The entities in order, with `nil` for a deleted entity (a tombstone).
-        @usableFromInline var slots: [Entity?]
+        @inlinable var slots: [Entity?] {
+            _read { yield fields.pointee.slots }
+            _modify { yield &fields.pointee.slots }
+        }
         /// Live id → slot.
-        @usableFromInline var index: [ID: Int]
+        @inlinable var index: [ID: Int] {
+            _read { yield fields.pointee.index }
+            _modify { yield &fields.pointee.index }
+        }
         /// The lowest slot holding a tombstone, `Int.max` when there is none.
-        @usableFromInline var firstTombstone: Int
+        @inlinable var firstTombstone: Int {
+            get { fields.pointee.firstTombstone }
+            set { fields.pointee.firstTombstone = newValue }
+        }
         /// An upper bound of the highest slot holding a tombstone (exact unless trailing
         /// tombstones were popped since); meaningless when there is none.
-        @usableFromInline var lastTombstone: Int
+        @inlinable var lastTombstone: Int {
+            get { fields.pointee.lastTombstone }
+            set { fields.pointee.lastTombstone = newValue }
+        }
         /// Non-`nil` exactly when there are tombstones; replaced (never mutated) when the
         /// layout changes, so that a map already handed to a reader stays valid for it.
-        @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
+        @inlinable var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>? {
+            get { fields.pointee.positionCache }
+            set { fields.pointee.positionCache = newValue }
+        }
         /// How many compactions this storage underwent, and how many slots they swept
         /// (carried over by copies), for tests.
-        @usableFromInline var compactionCount: Int
-        @usableFromInline var compactionWork: Int
+        @inlinable var compactionCount: Int {
+            get { fields.pointee.compactionCount }
+            set { fields.pointee.compactionCount = newValue }
+        }
+        @inlinable var compactionWork: Int {
+            get { fields.pointee.compactionWork }
+            set { fields.pointee.compactionWork = newValue }
+        }
 
         @inlinable
         init(minimumCapacity: Int = 0) {
-            slots = []
-            index = [:]
+            fields = .allocate(capacity: 1)
+            fields.initialize(to: Fields())
             if minimumCapacity > 0 {
-                slots.reserveCapacity(minimumCapacity)
-                index.reserveCapacity(minimumCapacity)
+                fields.pointee.slots.reserveCapacity(minimumCapacity)
+                fields.pointee.index.reserveCapacity(minimumCapacity)
             }
-            firstTombstone = .max
-            lastTombstone = -1
-            positionCache = nil
-            compactionCount = 0
-            compactionWork = 0
+        }
+
+        @inlinable
+        deinit {
+            fields.deinitialize(count: 1)
+            fields.deallocate()
         }
 
         /// A storage without tombstones holding `entities`, whose ids must be unique.

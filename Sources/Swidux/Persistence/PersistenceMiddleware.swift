@@ -70,7 +70,14 @@ public final class PersistenceMiddleware<State> {
     /// Without one (a hand-written store calling ``afterReduce(state:)``), edits wait for
     /// the next ``afterReduce(state:)``.
     var liveStateEditor: (@MainActor (_ edit: (inout State) -> Void) -> Void)?
-    private var deferredEdits: [(inout State) -> Void] = []
+    private var deferredEdits: [(inout State) -> Void] = [] {
+        didSet { hasDeferredEdits = !deferredEdits.isEmpty }
+    }
+    /// `!deferredEdits.isEmpty`, checked after every reduce without touching the generic array.
+    private var hasDeferredEdits = false
+    /// Drains every writer (built once: iterating the generic array of writers after every
+    /// reduce would look its metadata up each time).
+    private let drainWriters: @MainActor (inout State) -> Bool
 
     /// Every failed flush attempt, as a stream (for UI banners or tests).
     public let errors: AsyncStream<PersistenceWriteFailure>
@@ -107,6 +114,16 @@ public final class PersistenceMiddleware<State> {
         retry: RetryPolicy = .default
     ) {
         self.writers = writers
+        if writers.count == 1 {
+            self.drainWriters = writers[0].drainState
+        } else {
+            let drains = writers.map(\.drainState)
+            self.drainWriters = { state in
+                var drained = false
+                for drain in drains where drain(&state) { drained = true }
+                return drained
+            }
+        }
         self.debounce = debounce
         self.clock = clock
         self.logger = logger
@@ -167,13 +184,11 @@ public final class PersistenceMiddleware<State> {
     /// Drains every writer's entity store change log; call after every reducer invocation
     /// (the ``Store`` does it for you).
     public func afterReduce(state: inout State) {
-        if !deferredEdits.isEmpty {
+        if hasDeferredEdits {
             for edit in deferredEdits { edit(&state) }
             deferredEdits.removeAll()
         }
-        var drained = false
-        for writer in writers where writer.box.drain(&state) { drained = true }
-        guard drained else { return }
+        guard drainWriters(&state) else { return }
         changesInWindow += 1
         if changesInWindow > loopWarningThreshold, !warnedThisWindow {
             warnedThisWindow = true

@@ -16,6 +16,7 @@ extension StateWriter {
         message: "Same closure, but its deletions are an array, in the order they were recorded"
     )
     @_disfavoredOverload
+    @inlinable
     public convenience init<Entity>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         persist: @escaping @Sendable (_ writes: [Entity], _ deletions: Set<Entity.ID>) async throws -> Void
@@ -34,7 +35,7 @@ extension StateWriter {
     @available(*, deprecated, message: "Call PersistenceMiddleware.afterReduce(state:), which drains every writer and schedules the flush")
     @discardableResult
     public func drain(_ state: inout State) -> Bool {
-        box.drain(&state)
+        drainState(&state)
     }
 
     /// Takes the pending batch and returns the work that writes it, or `nil` when nothing is

@@ -17,8 +17,25 @@ public final class StateWriter<State> {
     /// A readable name for logs and errors (the key path).
     public let name: String
     let box: any StateWriterBox<State>
+    /// Drains the change log of the writer's entity store into its pending batch. Built by the
+    /// (inlinable) initializers, so that it is specialized for the app's state and entity
+    /// types: run after every reduce, the unspecialized generic drain cost microseconds.
+    let drainState: @MainActor (inout State) -> Bool
+
+    /// Every initializer ends here: `drain` is built by the caller, in inlinable code.
+    @usableFromInline
+    init<Entity>(
+        keyPath: WritableKeyPath<State, EntityStore<Entity>>,
+        box: TypedStateWriterBox<State, Entity>,
+        drain: @escaping @MainActor (inout State) -> Bool
+    ) {
+        self.name = "\(keyPath)"
+        self.box = box
+        self.drainState = drain
+    }
 
     /// The seed form: the closure receives the upserted entities and the deleted ids.
+    @inlinable
     public convenience init<Entity>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         write: @escaping @Sendable (_ writes: [Entity], _ deletions: [Entity.ID]) async throws -> Void
@@ -34,6 +51,7 @@ public final class StateWriter<State> {
     ///     try await itemDB.save(batch.writes, deleting: batch.deletions, order: batch.order)
     /// })
     /// ```
+    @inlinable
     public convenience init<Entity>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         writeBatch: @escaping @Sendable (WriteBatch<Entity>) async throws -> Void
@@ -54,16 +72,18 @@ public final class StateWriter<State> {
     ///     try await itemService.save(batch)   // returns WriteResult(vanished: idsNotFound)
     /// })
     /// ```
-    public init<Entity>(
+    @inlinable
+    public convenience init<Entity>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> WriteResult<Entity.ID>
     ) {
-        self.name = "\(keyPath)"
-        self.box = TypedStateWriterBox(keyPath: keyPath, sink: .direct(apply))
+        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, direct: apply)
+        self.init(keyPath: keyPath, box: box, drain: { state in box.drain(store: &state[keyPath: keyPath]) })
     }
 
     /// The transactional form: `stage` runs inside `backend`'s transaction, together with
     /// every other writer on the same backend, so that one flush is atomic.
+    @inlinable
     public convenience init<Entity, Backend: TransactionalWriteBackend>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         backend: Backend,
@@ -84,18 +104,14 @@ public final class StateWriter<State> {
     ///     try itemTable.write(batch, in: db)
     /// })
     /// ```
-    public init<Entity, Backend: TransactionalWriteBackend>(
+    @inlinable
+    public convenience init<Entity, Backend: TransactionalWriteBackend>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         backend: Backend,
         apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> WriteResult<Entity.ID>
     ) {
-        self.name = "\(keyPath)"
-        let group = AtomicGroup(backend: backend)
-        self.box = TypedStateWriterBox(keyPath: keyPath, sink: .atomic(group, { batch in
-            { (transaction: Any) throws -> any Sendable in
-                try apply(transaction as! Backend.Transaction, batch)
-            }
-        }))
+        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, backend: backend, apply: apply)
+        self.init(keyPath: keyPath, box: box, drain: { state in box.drain(store: &state[keyPath: keyPath]) })
     }
 
     /// `true` when changes are waiting to be flushed.
@@ -186,36 +202,109 @@ final class ResultSlots: @unchecked Sendable {
 }
 
 @MainActor
+@usableFromInline
 final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendable>: StateWriterBox where Entity.ID: Sendable {
-    typealias ID = Entity.ID
+    @usableFromInline typealias ID = Entity.ID
 
     enum Sink {
         case direct(@Sendable (WriteBatch<Entity>) async throws -> WriteResult<ID>)
         case atomic(AtomicGroup, (WriteBatch<Entity>) -> @Sendable (Any) throws -> any Sendable)
     }
 
+    @usableFromInline
     struct PendingWrite {
-        let seq: UInt64
-        var entity: Entity
+        @usableFromInline let seq: UInt64
+        @usableFromInline var entity: Entity
         /// New to the backend (see ``WriteBatch/insertions``); otherwise an update.
-        var isInsertion: Bool
+        @usableFromInline var isInsertion: Bool
+
+        @inlinable
+        init(seq: UInt64, entity: Entity, isInsertion: Bool) {
+            self.seq = seq
+            self.entity = entity
+            self.isInsertion = isInsertion
+        }
     }
 
     let keyPath: WritableKeyPath<State, EntityStore<Entity>>
     let sink: Sink
+    /// The pending work, behind a pointer: stored properties of a class get a run-time
+    /// exclusivity check on every access, and the drain (after every reduce) makes a dozen.
+    /// Every access goes through the computed properties below, none held across another.
+    @usableFromInline
+    struct Fields {
+        @usableFromInline var pendingWrites: [ID: PendingWrite] = [:]
+        @usableFromInline var pendingDeletions: [ID: UInt64] = [:]
+        @usableFromInline var pendingOrder: [ID]?
+        @usableFromInline var sequence: UInt64 = 0
+        @usableFromInline var inFlight: WriteBatch<Entity>?
+        @usableFromInline var inFlightDeletions: Set<ID> = []
+        @inlinable init() {}
+    }
+    @usableFromInline let fields: UnsafeMutablePointer<Fields>
+
     /// Latest value per written id, in first-recorded order; deletions likewise.
-    var pendingWrites: [ID: PendingWrite] = [:]
-    var pendingDeletions: [ID: UInt64] = [:]
+    @inlinable var pendingWrites: [ID: PendingWrite] {
+        _read { yield fields.pointee.pendingWrites }
+        _modify { yield &fields.pointee.pendingWrites }
+    }
+    @inlinable var pendingDeletions: [ID: UInt64] {
+        _read { yield fields.pointee.pendingDeletions }
+        _modify { yield &fields.pointee.pendingDeletions }
+    }
     /// The complete order of the store, when it must be written.
-    var pendingOrder: [ID]?
-    var sequence: UInt64 = 0
+    @inlinable var pendingOrder: [ID]? {
+        _read { yield fields.pointee.pendingOrder }
+        _modify { yield &fields.pointee.pendingOrder }
+    }
+    @inlinable var sequence: UInt64 {
+        get { fields.pointee.sequence }
+        set { fields.pointee.sequence = newValue }
+    }
     /// The batch a flush took and has not finished writing.
-    var inFlight: WriteBatch<Entity>?
-    var inFlightDeletions: Set<ID> = []
+    @inlinable var inFlight: WriteBatch<Entity>? {
+        _read { yield fields.pointee.inFlight }
+        _modify { yield &fields.pointee.inFlight }
+    }
+    @inlinable var inFlightDeletions: Set<ID> {
+        _read { yield fields.pointee.inFlightDeletions }
+        _modify { yield &fields.pointee.inFlightDeletions }
+    }
 
     init(keyPath: WritableKeyPath<State, EntityStore<Entity>>, sink: Sink) {
         self.keyPath = keyPath
         self.sink = sink
+        fields = .allocate(capacity: 1)
+        fields.initialize(to: Fields())
+    }
+
+    isolated deinit {
+        fields.deinitialize(count: 1)
+        fields.deallocate()
+    }
+
+    /// A box whose flush calls `apply`.
+    @usableFromInline
+    convenience init(
+        keyPath: WritableKeyPath<State, EntityStore<Entity>>,
+        direct apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> WriteResult<ID>
+    ) {
+        self.init(keyPath: keyPath, sink: .direct(apply))
+    }
+
+    /// A box whose flush runs `apply` in `backend`'s transaction, with the other writers on it.
+    @usableFromInline
+    convenience init<Backend: TransactionalWriteBackend>(
+        keyPath: WritableKeyPath<State, EntityStore<Entity>>,
+        backend: Backend,
+        apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> WriteResult<ID>
+    ) {
+        let group = AtomicGroup(backend: backend)
+        self.init(keyPath: keyPath, sink: .atomic(group, { batch in
+            { (transaction: Any) throws -> any Sendable in
+                try apply(transaction as! Backend.Transaction, batch)
+            }
+        }))
     }
 
     var hasPending: Bool { !pendingWrites.isEmpty || !pendingDeletions.isEmpty || pendingOrder != nil }
@@ -226,8 +315,10 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         drain(store: &state[keyPath: keyPath])
     }
 
-    /// Drains in place, through one key-path access.
-    private func drain(store: inout EntityStore<Entity>) -> Bool {
+    /// Drains in place, through one key-path access. Inlinable: the writer's initializers
+    /// build a closure calling it, specialized for the app's types.
+    @inlinable
+    func drain(store: inout EntityStore<Entity>) -> Bool {
         guard !store._changes.isEmpty || store._changes._rehydrated else { return false }
         // The order must be written again when it changed, and refreshed on every drain while
         // one is pending or in flight (a failed batch's order is stale once the store changed).
@@ -271,7 +362,8 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         return true
     }
 
-    private func recordWrite(_ entity: Entity, insertion: Bool) {
+    @inlinable
+    func recordWrite(_ entity: Entity, insertion: Bool) {
         if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: entity.id) }
         // One hash: a new id gets the next sequence number, a pending one keeps its own.
         let next = sequence &+ 1
@@ -282,13 +374,15 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     }
 
     /// The latest value wins; an insertion stays one. Returns the write's sequence number.
-    private static func overwrite(_ write: inout PendingWrite, with entity: Entity, insertion: Bool) -> UInt64 {
+    @inlinable
+    static func overwrite(_ write: inout PendingWrite, with entity: Entity, insertion: Bool) -> UInt64 {
         write.entity = entity
         if insertion { write.isInsertion = true }
         return write.seq
     }
 
-    private func recordDeletion(_ id: ID) {
+    @inlinable
+    func recordDeletion(_ id: ID) {
         if !pendingWrites.isEmpty { pendingWrites.removeValue(forKey: id) }
         sequence &+= 1
         pendingDeletions[id] = sequence
