@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SwiduxTesting", targets: ["SwiduxTesting"]),
         // The sync wire format (Codable messages), shared by SwiduxSync and Server/.
         .library(name: "SwiduxSyncWire", targets: ["SwiduxSyncWire"]),
+        // The sync client: keeps a SwiduxDatabase's tables in sync through swidux-sync-server.
+        .library(name: "SwiduxSync", targets: ["SwiduxSync"]),
         .executable(name: "swidux", targets: ["swidux"]),
         .executable(name: "todos", targets: ["todos"]),
     ],
@@ -46,6 +48,15 @@ let package = Package(
         ),
         // The sync wire format: Codable messages only, no dependency (Server/ uses it too).
         .target(name: "SwiduxSyncWire"),
+        // The sync client: outbox triggers, push/pull over Foundation's URLSession (no SwiftNIO).
+        .target(
+            name: "SwiduxSync",
+            dependencies: [
+                "Swidux", "SwiduxSQLite", "SwiduxSyncWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // TestStore, in-memory persistence backend, test clock re-export.
         .target(
             name: "SwiduxTesting",
