@@ -110,6 +110,13 @@ let package = Package(
             name: "SwiduxTestingTests",
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
+        .testTarget(
+            name: "SwiduxSyncTests",
+            dependencies: [
+                "Swidux", "SwiduxSQLite", "SwiduxSync", "SwiduxSyncWire", "swidux-crash-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
         // The README's quick start, compiled and run (its files are quoted verbatim by the README).
         .testTarget(name: "QuickStartTests", dependencies: ["SwiduxSQLite", "SwiduxTesting"]),
