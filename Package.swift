@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "TodosApp",
             dependencies: [
-                "Swidux", "SwiduxSQLite",
+                "Swidux", "SwiduxSQLite", "SwiduxSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
