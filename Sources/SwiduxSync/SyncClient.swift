@@ -4,7 +4,7 @@ import Logging
 import SwiduxSQLite
 import SwiduxSyncWire
 
-/// Keeps the tables of a ``SwiduxDatabase`` in sync with a `swidux-sync-server`: local
+/// Keeps the tables of a `SwiduxDatabase` in sync with a `swidux-sync-server`: local
 /// changes are pushed, the other clients' changes pulled and written to the file — where a
 /// store that follows the database (`store.follow(database)`) sees them as external changes.
 ///
@@ -43,6 +43,7 @@ public actor SyncClient {
     private var pushGeneration: Int64 = 0
     private var tablesDeclared = false
     private var running: [Task<Void, Never>] = []
+    private let pageSize: Int
 
     /// A client for `tables` of `database` (created once: installs its tables and triggers).
     ///
@@ -55,11 +56,13 @@ public actor SyncClient {
     ///   - server: The server's base URL (`http://host:port`).
     ///   - token: A bearer token of the space (`swidux-sync-server token create`).
     ///   - tables: The tables to sync, named like on every other client of the space.
+    ///   - pageSize: Rows asked for per pull request (at most `SyncProtocol.maxPullLimit`).
     ///   - logger: Where failures and retries are logged.
     /// - Throws: ``SyncError/local(_:)`` when the database cannot be prepared (read-only,
     ///   a table missing, an invalid table name).
     public init(database: SwiduxDatabase, server: URL, token: String, tables: [SyncTable],
-                logger: Logger = Logger(label: "swidux.sync")) throws {
+                pageSize: Int = 1000, logger: Logger = Logger(label: "swidux.sync")) throws {
+        self.pageSize = max(1, min(pageSize, SyncProtocol.maxPullLimit))
         do {
             engine = try SyncEngine(writer: database.writer, tables: tables)
         } catch let error as SyncError {
@@ -250,7 +253,7 @@ public actor SyncClient {
                 let page = try await transport.send(
                     "GET", SyncProtocol.pullPath,
                     query: [URLQueryItem(name: "after", value: String(cursor)),
-                            URLQueryItem(name: "limit", value: "1000"),
+                            URLQueryItem(name: "limit", value: String(pageSize)),
                             URLQueryItem(name: "wait", value: String(wait))],
                     timeout: TimeInterval(wait + 30), as: PullResponse.self)
                 await exclusive.lock()

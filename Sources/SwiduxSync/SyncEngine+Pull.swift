@@ -30,6 +30,7 @@ extension SyncEngine {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             let mark = try SyncSchema.lastOutboxSequence(db)
             var result = PageResult()
+            var columns: [String: [String: String]] = [:]
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
             let dropParked = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
@@ -41,7 +42,7 @@ extension SyncEngine {
                     result.skipped += 1
                     continue
                 }
-                if try self.tryWrite(row, table: table, db) {
+                if try self.tryWrite(row, table: table, db, columns: &columns) {
                     try self.recordVersion(key, row.version, db)
                     if touched[key] == nil { order.append(key) }
                     touched[key] = row
@@ -62,7 +63,7 @@ extension SyncEngine {
                     try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     continue
                 }
-                if try self.tryWrite(row, table: table, db) {
+                if try self.tryWrite(row, table: table, db, columns: &columns) {
                     try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     try self.recordVersion(key, row.version, db)
                     order.append(key)
@@ -80,9 +81,9 @@ extension SyncEngine {
     }
 
     /// Writes `row`; `false` when a constraint (unique key, not null, check) refused it.
-    func tryWrite(_ row: SyncRow, table: SyncTable, _ db: Database) throws -> Bool {
+    func tryWrite(_ row: SyncRow, table: SyncTable, _ db: Database, columns: inout [String: [String: String]]) throws -> Bool {
         do {
-            try write(row, table: table, db)
+            try write(row, table: table, db, columns: &columns)
             return true
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             return false

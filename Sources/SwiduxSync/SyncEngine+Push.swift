@@ -145,11 +145,12 @@ extension SyncEngine {
                 try db.execute(sql: "DELETE FROM \(SyncSchema.pending) WHERE id = ?", arguments: [mutation.id])
             }
             var refusedKeys: [RowKey] = []
+            var columns: [String: [String: String]] = [:]
             for change in response.results {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
                 if !change.applied, let table = self.tablesByName[change.table] {
                     result.refused += 1
-                    try self.write(change.current, table: table, db)
+                    try self.write(change.current, table: table, db, columns: &columns)
                     refusedKeys.append(key)
                 }
                 try self.recordVersion(key, change.current.version, db)

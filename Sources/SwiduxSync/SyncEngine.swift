@@ -84,14 +84,20 @@ final class SyncEngine: Sendable {
     /// Writes a server row locally: a tombstone deletes, a live row is upserted (its
     /// columns the local table does not have are ignored). A constraint failure of the
     /// statement (other than a deferred foreign key) is thrown; the statement changed nothing.
-    func write(_ row: SyncRow, table: SyncTable, _ db: Database) throws {
+    func write(_ row: SyncRow, table: SyncTable, _ db: Database, columns cache: inout [String: [String: String]]) throws {
         let name = table.name.quotedDatabaseIdentifier
         let id = table.idColumn.quotedDatabaseIdentifier
         if row.deleted {
             try db.cachedStatement(sql: "DELETE FROM \(name) WHERE \(id) = ?").execute(arguments: [row.id.databaseValue])
             return
         }
-        let local = try columns(of: table, db)
+        let local: [String: String]
+        if let cached = cache[table.name] {
+            local = cached
+        } else {
+            local = try columns(of: table, db)
+            cache[table.name] = local
+        }
         var names: [String] = []
         var values: [DatabaseValue] = [row.id.databaseValue]
         for (column, value) in (row.columns ?? [:]).sorted(by: { $0.key < $1.key }) {
