@@ -133,7 +133,7 @@ public actor SyncClient {
         var failures = 0
         while !Task.isCancelled {
             do {
-                if try local({ try engine.pendingCount() }) > 0 {
+                if try local({ try engine.hasPending() }) {
                     try await declareTables()
                     let acknowledged = try await push()
                     if acknowledged.changes > 0 {

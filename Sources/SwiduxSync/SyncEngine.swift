@@ -43,6 +43,13 @@ final class SyncEngine: Sendable {
         }
     }
 
+    /// `true` when something waits to be pushed (cheap: polled every 50 ms by continuous sync).
+    func hasPending() throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.outbox)) OR EXISTS (SELECT 1 FROM \(SyncSchema.pending))") ?? false
+        }
+    }
+
     /// Pulled rows waiting for a parent.
     func parkedCount() throws -> Int {
         try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(SyncSchema.parked)") ?? 0 }
