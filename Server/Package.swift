@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Only for the client end-to-end tests (reading the clients' SQLite files); the same
+        // GRDB the main package resolves.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The server: schema, tokens, push, pull, long poll, HTTP routes. A library so that
@@ -69,6 +72,29 @@ let package = Package(
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // SwiduxSync clients through the real server and PostgreSQL: convergence, a duplicated
+        // push, two `todos` processes (the main package's executable: `swift build --product
+        // todos` at the root first, or SWIDUX_TODOS).
+        .testTarget(
+            name: "SwiduxSyncEndToEndTests",
+            dependencies: [
+                "PostgresTestSupport", "swidux-sync-server",
+                .product(name: "SwiduxSync", package: "Swidux"),
+                .product(name: "SwiduxSQLite", package: "Swidux"),
+                .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Client figures: flush → other client's store latency, first sync of 100,000 rows
+        // (Benchmarks/README.md, "Sync").
+        .executableTarget(
+            name: "swidux-sync-client-bench",
+            dependencies: [
+                "PostgresTestSupport",
+                .product(name: "SwiduxSync", package: "Swidux"),
+                .product(name: "SwiduxSQLite", package: "Swidux"),
             ]
         ),
     ],
