@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SwiduxTesting", targets: ["SwiduxTesting"]),
         // The sync wire format (Codable messages), shared by SwiduxSync and Server/.
         .library(name: "SwiduxSyncWire", targets: ["SwiduxSyncWire"]),
+        // The sync client: keeps a SwiduxDatabase's tables in sync through swidux-sync-server.
+        .library(name: "SwiduxSync", targets: ["SwiduxSync"]),
         .executable(name: "swidux", targets: ["swidux"]),
         .executable(name: "todos", targets: ["todos"]),
     ],
@@ -46,6 +48,15 @@ let package = Package(
         ),
         // The sync wire format: Codable messages only, no dependency (Server/ uses it too).
         .target(name: "SwiduxSyncWire"),
+        // The sync client: outbox triggers, push/pull over Foundation's URLSession (no SwiftNIO).
+        .target(
+            name: "SwiduxSync",
+            dependencies: [
+                "Swidux", "SwiduxSQLite", "SwiduxSyncWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // TestStore, in-memory persistence backend, test clock re-export.
         .target(
             name: "SwiduxTesting",
@@ -68,7 +79,7 @@ let package = Package(
         .target(
             name: "TodosApp",
             dependencies: [
-                "Swidux", "SwiduxSQLite",
+                "Swidux", "SwiduxSQLite", "SwiduxSync",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,6 +109,13 @@ let package = Package(
         .testTarget(
             name: "SwiduxTestingTests",
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
+        ),
+        .testTarget(
+            name: "SwiduxSyncTests",
+            dependencies: [
+                "Swidux", "SwiduxSQLite", "SwiduxSync", "SwiduxSyncWire", "swidux-crash-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
         // The README's quick start, compiled and run (its files are quoted verbatim by the README).

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for target in Swidux SwiduxSQLite SwiduxTesting SwiduxSyncWire; do
+for target in Swidux SwiduxSQLite SwiduxTesting SwiduxSyncWire SwiduxSync; do
   # Every article is reachable from the module's landing page (the page titled ``Target``).
   catalog="Sources/$target/$target.docc"
   landing="$(grep -l "^# \`\`$target\`\`" "$catalog"/*.md)"

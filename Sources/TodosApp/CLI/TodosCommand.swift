@@ -20,17 +20,23 @@ public struct TodosCommand: AsyncParsableCommand {
             see each other's changes within a second. An edit of the UI not yet saved keeps \
             its value over another process's change (it is saved later and wins); text being \
             typed is never replaced; an item deleted elsewhere stays deleted.
+
+            Sync across devices: run a swidux-sync-server, then pass --sync <url> and \
+            --sync-token <token> (or set TODOS_SYNC_URL and TODOS_SYNC_TOKEN): the UI syncs \
+            continuously and keeps working offline; `todos sync` syncs once.
             """,
-        subcommands: [Add.self, List.self, Done.self, Remove.self, Stress.self, Check.self, TimeKeys.self]
+        subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Stress.self, Check.self, TimeKeys.self]
     )
 
     @OptionGroup public var options: DatabaseOptions
+    @OptionGroup public var sync: SyncOptions
 
     public init() {}
 
     public func run() async throws {
         let path = DatabaseLocation.resolve(option: options.db)
-        try await TerminalUI.run(databasePath: path)
+        let sync = try sync.resolved()
+        try await TerminalUI.run(databasePath: path, sync: sync)
     }
 }
 
@@ -250,7 +256,7 @@ extension TodosCommand {
     /// For `todos add "-x"`: an argument that looks like an option but is none of ours is
     /// probably a title (or list or tag) starting with '-': say how to pass it.
     static func dashHint(_ arguments: [String]) -> String? {
-        let known: Set<String> = ["--db", "--list", "--tag", "--json", "--undo", "--help", "-h", "--count", "--interval-ms", "--version"]
+        let known: Set<String> = ["--db", "--list", "--tag", "--json", "--undo", "--help", "-h", "--count", "--interval-ms", "--version", "--sync", "--sync-token"]
         guard !arguments.contains("--"),
               let odd = arguments.first(where: { $0.hasPrefix("-") && $0.count > 1 && !known.contains($0.split(separator: "=").first.map(String.init) ?? $0) })
         else { return nil }

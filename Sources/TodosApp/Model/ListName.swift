@@ -24,6 +24,25 @@ public enum ListName {
         clean(raw).precomposedStringWithCanonicalMapping
             .folding(options: [.caseInsensitive, .widthInsensitive], locale: nil)
     }
+
+    /// The id a list created by name gets: derived from its ``key(_:)``, so that devices
+    /// syncing through a server that each create "Inbox" create the same list (the unique
+    /// name key would otherwise keep the other device's list out).
+    public static func id(forKey key: String) -> UUID {
+        func fnv(_ seed: UInt64) -> UInt64 {
+            var hash = seed
+            for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+            return hash
+        }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for (offset, value) in [fnv(0xcbf29ce484222325), fnv(0x84222325cbf29ce4)].enumerated() {
+            for index in 0..<8 { bytes[offset * 8 + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x50   // name-based
+        bytes[8] = (bytes[8] & 0x3F) | 0x80   // RFC 4122 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
 }
 
 extension String {

@@ -132,8 +132,9 @@ public final class AppDatabase: Sendable {
     /// all get the same list.
     ///
     /// - Throws: ``TodosError`` for an invalid name; ``SwiduxDatabaseError``.
-    public func ensureList(named raw: String, id: UUID = UUID()) throws -> TodoList {
+    public func ensureList(named raw: String, id: UUID? = nil) throws -> TodoList {
         let name = try ListName.validate(raw).get()
+        let id = id ?? ListName.id(forKey: ListName.key(name))
         return try immediate { db in
             try db.execute(sql: """
                 INSERT INTO todoList (id, name, nameKey, position)
@@ -158,7 +159,7 @@ public final class AppDatabase: Sendable {
             try db.execute(sql: """
                 INSERT INTO todoList (id, name, nameKey, position) VALUES (?, ?, ?, 0)
                 ON CONFLICT(nameKey) DO NOTHING
-                """, arguments: [UUID(), name, ListName.key(name)])
+                """, arguments: [ListName.id(forKey: ListName.key(name)), name, ListName.key(name)])
         }
     }
 

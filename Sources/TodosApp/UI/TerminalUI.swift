@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SwiduxSync
 
 #if canImport(Darwin)
 import Darwin
@@ -29,17 +30,27 @@ public final class TerminalUI {
     private var status: (text: String, until: ContinuousClock.Instant)?
     private var lastSize = TerminalIO.Size(columns: 80, rows: 24)
     static let statusDuration: Duration = .seconds(4)
+    private var syncClient: SyncClient?
 
     init(app: TodoApp) { self.app = app }
 
-    /// Opens the database at `path` and runs the UI until the user quits.
-    public static func run(databasePath path: String) async throws {
+    /// Opens the database at `path` and runs the UI until the user quits; with `sync`,
+    /// syncs continuously with that server (failures are status messages; the UI keeps
+    /// working offline and sync retries).
+    public static func run(databasePath path: String, sync: (url: URL, token: String)? = nil) async throws {
         guard TerminalIO.isTerminal(STDIN_FILENO), TerminalIO.isTerminal(STDOUT_FILENO) else {
             throw TodosError("the interactive UI needs a terminal; use a subcommand instead (see `todos --help`)")
         }
         let app = try openApp(path: path)
         try app.followDatabase()   // other processes' changes appear at the next redraw
         let ui = TerminalUI(app: app)
+        if let sync {
+            do {
+                ui.syncClient = try app.database.syncClient(url: sync.url, token: sync.token)
+            } catch {
+                throw TodosError("cannot set up sync: \(error)")
+            }
+        }
         if app.database.created { ui.status = ("Created a new database at \(path)", .now + statusDuration * 2) }
         try await ui.run()
     }
@@ -69,6 +80,27 @@ public final class TerminalUI {
         let events = app.events.events
         let eventTask = Task {
             for await event in events { continuation.yield(.event(event)) }
+        }
+        var syncTask: Task<Void, Never>?
+        if let syncClient {
+            await syncClient.start()
+            let syncEvents = syncClient.events
+            let url = syncClient.server
+            syncTask = Task {
+                var offline = false
+                for await event in syncEvents {
+                    switch event {
+                    case .failed(let error, _):
+                        if !offline { continuation.yield(.event(.error("sync: \(error) — working offline, retrying"))) }
+                        offline = true
+                    case .recovered:
+                        if offline { continuation.yield(.event(.status("sync: connected to \(url.absoluteString) again"))) }
+                        offline = false
+                    case .synced:
+                        offline = false
+                    }
+                }
+            }
         }
         let ticker = Task {
             while !Task.isCancelled {
@@ -108,6 +140,8 @@ public final class TerminalUI {
 
         ticker.cancel()
         eventTask.cancel()
+        syncTask?.cancel()
+        await syncClient?.stop()
         for source in sources { source.cancel() }
         var flushError: (any Error)?
         do { try await app.flush() } catch { flushError = error }

@@ -1,0 +1,102 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The Swidux sync server (issue 14, SPEC §1.13): a separate package, so that apps using
+// Swidux never resolve the server's dependencies (SwiftNIO, Hummingbird, postgres-nio).
+// Build and test it from the repository root:
+//
+//     swift build --package-path Server
+//     swift test --package-path Server
+//
+// See the README's "Sync server" section for running it against a real PostgreSQL.
+
+let package = Package(
+    name: "SwiduxSyncServer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "swidux-sync-server", targets: ["swidux-sync-server"]),
+        .library(name: "SwiduxSyncServer", targets: ["SwiduxSyncServer"]),
+    ],
+    dependencies: [
+        // The package's identity is its directory name; name it so that a clone under any name works.
+        .package(name: "Swidux", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Only for the client end-to-end tests (reading the clients' SQLite files); the same
+        // GRDB the main package resolves.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // The server: schema, tokens, push, pull, long poll, HTTP routes. A library so that
+        // the tests and the benchmark can run it in-process.
+        .target(
+            name: "SwiduxSyncServer",
+            dependencies: [
+                .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The command line: `serve`, `token create`, `token revoke`.
+        .executableTarget(
+            name: "swidux-sync-server",
+            dependencies: [
+                "SwiduxSyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Throwaway PostgreSQL clusters and child processes, for the tests and the benchmark.
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/PostgresTestSupport"
+        ),
+        // Server apply throughput vs raw postgres-nio inserts (Benchmarks/README.md).
+        .executableTarget(
+            name: "swidux-sync-bench",
+            dependencies: [
+                "SwiduxSyncServer", "PostgresTestSupport",
+                .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SwiduxSyncServerTests",
+            dependencies: [
+                "SwiduxSyncServer", "PostgresTestSupport", "swidux-sync-server",
+                .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // SwiduxSync clients through the real server and PostgreSQL: convergence, a duplicated
+        // push, two `todos` processes (the main package's executable: `swift build --product
+        // todos` at the root first, or SWIDUX_TODOS).
+        .testTarget(
+            name: "SwiduxSyncEndToEndTests",
+            dependencies: [
+                "PostgresTestSupport", "swidux-sync-server",
+                .product(name: "SwiduxSync", package: "Swidux"),
+                .product(name: "SwiduxSQLite", package: "Swidux"),
+                .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Client figures: flush → other client's store latency, first sync of 100,000 rows
+        // (Benchmarks/README.md, "Sync").
+        .executableTarget(
+            name: "swidux-sync-client-bench",
+            dependencies: [
+                "PostgresTestSupport",
+                .product(name: "SwiduxSync", package: "Swidux"),
+                .product(name: "SwiduxSQLite", package: "Swidux"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

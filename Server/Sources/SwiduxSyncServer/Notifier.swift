@@ -1,0 +1,89 @@
+import Logging
+import PostgresNIO
+
+/// Wakes long polls when a push commits: one dedicated connection LISTENs on
+/// ``Push/channel`` and counts notifications per space; a waiting pull sleeps until its
+/// space's count moves past the one it read before querying, or its timeout.
+///
+/// A notification is only a hint (the pull always queries again). When the connection
+/// drops it reconnects, and wakes every waiter, since notifications may have been missed.
+///
+/// ```swift
+/// let seen = await notifier.generation(of: space)
+/// // query; if empty:
+/// await notifier.wait(space: space, after: seen, timeout: .seconds(30))
+/// ```
+actor Notifier {
+    private var generations: [Int64: UInt64] = [:]
+    /// Added to every space's generation when the connection (re)starts.
+    private var epoch: UInt64 = 0
+    private var waiters: [Int64: [Int: CheckedContinuation<Void, Never>]] = [:]
+    private var nextWaiter = 0
+
+    /// The space's current count of notifications (plus reconnections).
+    func generation(of space: Int64) -> UInt64 { epoch &+ (generations[space] ?? 0) }
+
+    /// Returns when the space's generation is past `seen`, or after `timeout`, or when cancelled.
+    nonisolated func wait(space: Int64, after seen: UInt64, timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { await self.waitForChange(space: space, after: seen) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForChange(space: Int64, after seen: UInt64) async {
+        guard generation(of: space) == seen else { return }
+        let id = nextWaiter
+        nextWaiter += 1
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled { continuation.resume(); return }
+                waiters[space, default: [:]][id] = continuation
+            }
+        } onCancel: {
+            Task { await self.resume(space: space, waiter: id) }
+        }
+    }
+
+    private func resume(space: Int64, waiter: Int) {
+        waiters[space]?.removeValue(forKey: waiter)?.resume()
+    }
+
+    private func notified(space: Int64) {
+        generations[space, default: 0] &+= 1
+        for continuation in (waiters.removeValue(forKey: space) ?? [:]).values { continuation.resume() }
+    }
+
+    private func wakeAll() {
+        epoch &+= 1
+        let all = waiters
+        waiters = [:]
+        for continuation in all.values.flatMap(\.values) { continuation.resume() }
+    }
+
+    /// Listens until cancelled, reconnecting after a failure.
+    func run(configuration: PostgresConnection.Configuration, logger: Logger) async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                try await withTaskCancellationHandler {
+                    try await connection.listen(on: Push.channel) { notifications in
+                        wakeAll()
+                        for try await notification in notifications {
+                            if let space = Int64(notification.payload) { notified(space: space) }
+                        }
+                    }
+                } onCancel: {
+                    Task { try? await connection.close() }
+                }
+                try? await connection.close()
+            } catch {
+                if !Task.isCancelled { logger.warning("the LISTEN connection failed; reconnecting", metadata: ["error": "\(error)"]) }
+            }
+            wakeAll()
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import Hummingbird
+import SwiduxSyncWire
+
+/// A request the server refuses: its HTTP status and the sentence for ``SyncErrorBody``.
+struct RequestFailure: Error, CustomStringConvertible {
+    let status: HTTPResponse.Status
+    let description: String
+
+    static func unauthorized(_ message: String) -> Self { .init(status: .unauthorized, description: message) }
+    static func badRequest(_ message: String) -> Self { .init(status: .badRequest, description: message) }
+    static let tooLarge = Self(status: .contentTooLarge,
+                               description: "the request body is larger than \(SyncProtocol.maxBodyBytes) bytes (SyncProtocol.maxBodyBytes)")
+}

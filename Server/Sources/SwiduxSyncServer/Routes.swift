@@ -1,0 +1,125 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import SwiduxSyncWire
+
+/// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
+/// `PUT /v1/tables`, each behind a bearer token. Refusals are answered with a
+/// ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 400 (body, table, query), 413 (size).
+struct Routes: Sendable {
+    let client: PostgresClient
+    let notifier: Notifier
+    let logger: Logger
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in await respond { try await push(request) } }
+        router.get(RouterPath(SyncProtocol.pullPath)) { request, _ in await respond { try await pull(request) } }
+        router.put(RouterPath(SyncProtocol.tablesPath)) { request, _ in await respond { try await tables(request) } }
+    }
+
+    private func push(_ request: Request) async throws -> Response {
+        let space = try await authenticate(request)
+        let body = try await decode(PushRequest.self, from: request)
+        return try json(try await Push.apply(body, space: space, client: client, logger: logger))
+    }
+
+    private func pull(_ request: Request) async throws -> Response {
+        let space = try await authenticate(request)
+        let query = request.uri.queryParameters
+        let after = try parameter("after", query, default: 0, range: 0...Int64.max)
+        let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
+        let wait = try parameter("wait", query, default: 0, range: 0...Int64(SyncProtocol.maxWaitSeconds))
+        let cut = min(limit, SyncProtocol.maxPullLimit)
+        let seen = await notifier.generation(of: space)
+        var page = try await Pull.page(space: space, after: after, limit: cut, client: client, logger: logger)
+        if page.rows.isEmpty, wait > 0 {
+            await notifier.wait(space: space, after: seen, timeout: .seconds(wait))
+            page = try await Pull.page(space: space, after: after, limit: cut, client: client, logger: logger)
+        }
+        return try json(page)
+    }
+
+    private func tables(_ request: Request) async throws -> Response {
+        let space = try await authenticate(request)
+        let body = try await decode(TablesRequest.self, from: request)
+        if let invalid = body.tables.first(where: { !SyncProtocol.isValidTableName($0) }) {
+            throw RequestFailure.badRequest("invalid table name \"\(invalid)\" (1 to 63 letters, digits and _, not starting with a digit or swidux_)")
+        }
+        try await client.query("""
+            INSERT INTO sync_tables (space, tbl) SELECT \(space), unnest(\(body.tables)) ON CONFLICT DO NOTHING
+            """, logger: logger)
+        return Response(status: .noContent)
+    }
+
+    /// The space of the request's bearer token; 401 without a valid one.
+    private func authenticate(_ request: Request) async throws -> Int64 {
+        guard let header = request.headers[.authorization] else {
+            throw RequestFailure.unauthorized("missing bearer token (Authorization: Bearer <token>)")
+        }
+        let prefix = "bearer "
+        guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else {
+            throw RequestFailure.unauthorized("the Authorization header is not a bearer token")
+        }
+        let token = String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+        guard let space = try await Tokens.space(of: token, client: client, logger: logger) else {
+            throw RequestFailure.unauthorized("unknown or revoked token")
+        }
+        return space
+    }
+
+    /// Reads the body (413 past ``SyncProtocol/maxBodyBytes``) and decodes it (400 naming the cause).
+    private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > SyncProtocol.maxBodyBytes {
+            throw RequestFailure.tooLarge
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: SyncProtocol.maxBodyBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw RequestFailure.tooLarge
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(buffer.readableBytesView))
+        } catch {
+            throw RequestFailure.badRequest("malformed \(type) JSON: \(Self.describe(error))")
+        }
+    }
+
+    private func parameter(_ name: String, _ query: Parameters, default value: Int64, range: ClosedRange<Int64>) throws -> Int64 {
+        guard let text = query[name[...]] else { return value }
+        guard let number = Int64(text), range.contains(number) else {
+            throw RequestFailure.badRequest("invalid query parameter \(name)=\(text) (an integer in \(range.lowerBound)...\(range.upperBound))")
+        }
+        return number
+    }
+
+    private func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(value))))
+    }
+
+    /// Runs a handler; a ``RequestFailure`` becomes its status, anything else a 500 (logged).
+    private func respond(_ handler: () async throws -> Response) async -> Response {
+        do {
+            return try await handler()
+        } catch let failure as RequestFailure {
+            return (try? json(SyncErrorBody(error: failure.description), status: failure.status)) ?? Response(status: failure.status)
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            return (try? json(SyncErrorBody(error: "internal server error"), status: .internalServerError))
+                ?? Response(status: .internalServerError)
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
+             DecodingError.valueNotFound(_, let context), DecodingError.keyNotFound(_, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return (path.isEmpty ? "" : "at \(path): ") + context.debugDescription
+        default:
+            return "\(error)"
+        }
+    }
+}

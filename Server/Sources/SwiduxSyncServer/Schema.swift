@@ -1,0 +1,93 @@
+import Logging
+import PostgresNIO
+
+/// The server's tables in its PostgreSQL database, created and upgraded by ``migrate(_:logger:)``.
+///
+/// - `sync_schema(version)`: which migrations ran.
+/// - `sync_spaces(id, name)`: the spaces; every row belongs to one.
+/// - `sync_tokens(hash, space, revoked)`: bearer tokens, only as their SHA-256.
+/// - `sync_tables(space, tbl)`: the tables each space declared (`PUT /v1/tables`).
+/// - `sync_clients(space, client_id, last_mutation)`: the last mutation applied per client.
+/// - `sync_version`: the one sequence every row version comes from.
+/// - `sync_rows(space, tbl, rid, id, version, deleted, columns)`: the latest state of every
+///   row, live or a tombstone (`rid` is ``SwiduxSyncWire/SyncValue/key``; `id` and `columns`
+///   are the wire JSON, stored verbatim as `json`).
+///
+/// ```swift
+/// try await Schema.migrate(client, logger: logger)
+/// ```
+public enum Schema {
+    /// The migrations, in order; `sync_schema.version` counts those that ran.
+    static let migrations: [[PostgresQuery]] = [
+        [
+            """
+            CREATE TABLE sync_spaces (
+                id bigserial PRIMARY KEY,
+                name text NOT NULL UNIQUE)
+            """,
+            """
+            CREATE TABLE sync_tokens (
+                hash bytea PRIMARY KEY,
+                space bigint NOT NULL REFERENCES sync_spaces(id),
+                revoked boolean NOT NULL DEFAULT false,
+                created timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE sync_tables (
+                space bigint NOT NULL REFERENCES sync_spaces(id),
+                tbl text NOT NULL,
+                PRIMARY KEY (space, tbl))
+            """,
+            """
+            CREATE TABLE sync_clients (
+                space bigint NOT NULL REFERENCES sync_spaces(id),
+                client_id text NOT NULL,
+                last_mutation bigint NOT NULL,
+                PRIMARY KEY (space, client_id))
+            """,
+            "CREATE SEQUENCE sync_version",
+            """
+            CREATE TABLE sync_rows (
+                space bigint NOT NULL REFERENCES sync_spaces(id),
+                tbl text NOT NULL,
+                rid text NOT NULL,
+                id json NOT NULL,
+                version bigint NOT NULL,
+                deleted boolean NOT NULL,
+                columns json,
+                PRIMARY KEY (space, tbl, rid))
+            """,
+            "CREATE INDEX sync_rows_space_version ON sync_rows (space, version)",
+        ],
+    ]
+
+    /// The advisory lock that serializes migrations of concurrently starting servers.
+    static let migrationLock: Int64 = 0x5357_4458_5359_4E43
+
+    /// Creates the tables if missing and runs the migrations not yet run, in one
+    /// transaction under an advisory lock: idempotent, and safe when several servers start at once.
+    ///
+    /// ```swift
+    /// try await Schema.migrate(client, logger: logger)
+    /// ```
+    public static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.transaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS sync_schema (version integer NOT NULL)", logger: logger)
+            var current = 0
+            for try await version in try await connection.query("SELECT version FROM sync_schema", logger: logger).decode(Int.self) {
+                current = version
+            }
+            if current > migrations.count {
+                throw SyncServerError("the database's sync schema is version \(current), newer than this server's \(migrations.count)")
+            }
+            guard current < migrations.count else { return }
+            for migration in migrations[current...] {
+                for statement in migration { try await connection.query(statement, logger: logger) }
+            }
+            try await connection.query("DELETE FROM sync_schema", logger: logger)
+            try await connection.query("INSERT INTO sync_schema (version) VALUES (\(migrations.count))", logger: logger)
+            logger.info("sync schema migrated", metadata: ["from": "\(current)", "to": "\(migrations.count)"])
+        }
+    }
+}

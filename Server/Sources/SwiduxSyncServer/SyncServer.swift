@@ -1,0 +1,65 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// The sync server: migrates its schema, then serves the ``SwiduxSyncWire/SyncProtocol``
+/// HTTP surface on `host:port` for the spaces and tokens in its PostgreSQL database.
+///
+/// ```swift
+/// let server = SyncServer(postgres: try PostgresURL("postgres://swidux@127.0.0.1/swidux"), port: 8080)
+/// try await server.run { port in print("listening on \(port)") }
+/// ```
+public struct SyncServer: Sendable {
+    /// The database.
+    public var postgres: PostgresURL
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on; 0 picks a free one (reported to `onListening`).
+    public var port: Int
+    /// Where the server logs.
+    public var logger: Logger
+
+    /// A server (not yet running).
+    ///
+    /// ```swift
+    /// SyncServer(postgres: url, host: "127.0.0.1", port: 0)
+    /// ```
+    public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, logger: Logger = Logger(label: "swidux-sync-server")) {
+        self.postgres = postgres
+        self.host = host
+        self.port = port
+        self.logger = logger
+    }
+
+    /// Migrates the schema, then serves until the task is cancelled or, with
+    /// `stopOnSignals`, until SIGTERM or SIGINT arrives (graceful shutdown).
+    /// `onListening` gets the bound port once requests are accepted.
+    ///
+    /// ```swift
+    /// try await server.run(stopOnSignals: true) { print("port \($0)") }
+    /// ```
+    public func run(stopOnSignals: Bool = false, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        var configuration = postgres.clientConfiguration
+        configuration.options.connectTimeout = .seconds(5)
+        let logger = self.logger
+        try await postgres.checkReachable(logger: logger)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let notifier = Notifier()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            do { try await Schema.migrate(client, logger: logger) } catch { throw postgres.explain(error) }
+            let listen = postgres.connectionConfiguration
+            group.addTask { await notifier.run(configuration: listen, logger: logger) }
+            let router = Router()
+            Routes(client: client, notifier: notifier, logger: logger).add(to: router)
+            let app = Application(
+                router: router,
+                configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
+                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+                logger: logger)
+            group.addTask { try await app.runService(gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : []) }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+}

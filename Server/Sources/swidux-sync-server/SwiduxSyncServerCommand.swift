@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PostgresNIO
+import SwiduxSyncServer
+
+/// `swidux-sync-server`: the sync server of Swidux (README, "Sync server").
+@main
+struct SwiduxSyncServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "swidux-sync-server",
+        abstract: "The Swidux sync server: PostgreSQL is the server of record.",
+        subcommands: [Serve.self, Token.self])
+}
+
+/// Options every subcommand shares.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "The PostgreSQL database: postgres://user[:password]@host[:port]/database (or ...@/database?host=/socket/dir).")
+    var postgres: String
+
+    func url() throws -> PostgresURL {
+        do { return try PostgresURL(postgres) } catch { throw ValidationError("\(error)") }
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Migrate the schema, then serve push and pull over HTTP.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port to listen on (0: any free port; the one chosen is printed).") var port: Int
+
+    func run() async throws {
+        var logger = Logger(label: "swidux-sync-server")
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .notice
+        let server = SyncServer(postgres: try database.url(), host: host, port: port, logger: logger)
+        let host = self.host
+        try await server.run(stopOnSignals: true) { port in
+            // Tests and scripts read this line to learn the port.
+            FileHandle.standardOutput.write(Data("swidux-sync-server: listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+}
+
+struct Token: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create or revoke bearer tokens.", subcommands: [Create.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a new token for a space (creating the space).")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The space the token reads and writes.") var space: String
+
+        func run() async throws {
+            let token = try await withClient(database) { client, logger in
+                try await Tokens.create(space: space, client: client, logger: logger)
+            }
+            print(token)
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a token: it gets 401 from now on.")
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "The token to revoke.") var token: String
+
+        func run() async throws {
+            try await withClient(database) { client, logger in
+                try await Tokens.revoke(token, client: client, logger: logger)
+            }
+            print("revoked")
+        }
+    }
+}
+
+/// Runs `body` with a connection pool to the database, after migrating its schema.
+func withClient<T: Sendable>(_ database: DatabaseOptions,
+                             _ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+    var logger = Logger(label: "swidux-sync-server")
+    logger.logLevel = .warning
+    let url = try database.url()
+    try await url.checkReachable(logger: logger)
+    var configuration = url.clientConfiguration
+    configuration.options.connectTimeout = .seconds(5)
+    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    return try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await client.run(); return nil }
+        defer { group.cancelAll() }
+        do {
+            try await Schema.migrate(client, logger: logger)
+            return try await body(client, logger)
+        } catch {
+            throw url.explain(error)
+        }
+    }
+}

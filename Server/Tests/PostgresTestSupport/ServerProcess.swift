@@ -1,0 +1,89 @@
+import Foundation
+
+/// The real `swidux-sync-server` executable, run as a child process: `serve` on a loopback
+/// port, and its `token` commands.
+///
+/// The executable is found next to the test bundle in the build products (build the
+/// package first), or at `SWIDUX_SYNC_SERVER`.
+///
+/// ```swift
+/// let url = try await PostgresCluster.shared().createDatabase()
+/// let token = try await ServerProcess.createToken(postgres: url, space: "family")
+/// let server = try await ServerProcess.start(postgres: url)
+/// // … HTTP on server.url …
+/// await server.kill()
+/// ```
+public final class ServerProcess: Sendable {
+    /// The running child.
+    public let child: ChildProcess
+    /// The port it serves on (127.0.0.1).
+    public let port: Int
+    /// `http://127.0.0.1:<port>`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    private init(child: ChildProcess, port: Int) {
+        self.child = child
+        self.port = port
+    }
+
+    /// Starts `swidux-sync-server serve --postgres <postgres> --port <port>` (0: any free
+    /// port) and waits until it listens.
+    public static func start(postgres: String, port: Int = 0, environment: [String: String]? = nil) async throws -> ServerProcess {
+        let child = try ChildProcess(executable: try executable(), arguments: ["serve", "--postgres", postgres, "--port", String(port)],
+                                     environment: environment)
+        guard let line = await child.line(containing: "listening on http://"),
+              let bound = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+            child.signal(SIGKILL)
+            _ = await child.exitStatus()
+            throw ProcessFailure("swidux-sync-server serve did not start:\n\(child.standardOutput)\(child.standardError)")
+        }
+        return ServerProcess(child: child, port: bound)
+    }
+
+    /// Kills the server with SIGKILL and waits until it is gone.
+    public func kill() async {
+        child.signal(SIGKILL)
+        _ = await child.exitStatus()
+    }
+
+    /// Stops the server with SIGTERM (graceful) and returns its exit status.
+    @discardableResult
+    public func stop() async -> Int32 {
+        child.signal(SIGTERM)
+        return await child.exitStatus()
+    }
+
+    /// `swidux-sync-server token create --postgres <postgres> --space <space>`: the new token.
+    public static func createToken(postgres: String, space: String) async throws -> String {
+        let result = try await ChildProcess.run(try executable(), ["token", "create", "--postgres", postgres, "--space", space])
+        guard result.status == 0 else { throw ProcessFailure("token create failed (\(result.status)): \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `swidux-sync-server token revoke --postgres <postgres> --token <token>`.
+    public static func revokeToken(postgres: String, token: String) async throws {
+        let result = try await ChildProcess.run(try executable(), ["token", "revoke", "--postgres", postgres, "--token", token])
+        guard result.status == 0 else { throw ProcessFailure("token revoke failed (\(result.status)): \(result.stderr)") }
+    }
+
+    /// The built executable: `SWIDUX_SYNC_SERVER`, or `swidux-sync-server` next to the running test bundle.
+    public static func executable() throws -> String {
+        if let override = ProcessInfo.processInfo.environment["SWIDUX_SYNC_SERVER"], !override.isEmpty { return override }
+        var candidates: [URL] = []
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+        }
+        let bundle = Bundle.main.bundleURL
+        candidates += [bundle, bundle.deletingLastPathComponent(), bundle.deletingLastPathComponent().deletingLastPathComponent()]
+        for directory in candidates {
+            let path = directory.appendingPathComponent("swidux-sync-server").path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: path) {
+                return path
+            }
+        }
+        throw ProcessFailure("the swidux-sync-server executable was not found in \(candidates.map(\.path)); "
+                             + "run `swift build --package-path Server` first, or set SWIDUX_SYNC_SERVER")
+    }
+}

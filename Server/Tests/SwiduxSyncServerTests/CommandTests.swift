@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresTestSupport
+import SwiduxSyncServer
+import Testing
+
+@Suite("Commands and schema")
+struct CommandTests {
+    @Test("token create prints 64 hex digits; only its SHA-256 is stored; revoke marks it")
+    func tokens() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let database = try await cluster.createDatabase()
+        let token = try await ServerProcess.createToken(postgres: database, space: "family")
+        #expect(token.count == 64 && token.allSatisfy(\.isHexDigit))
+        let second = try await ServerProcess.createToken(postgres: database, space: "family")
+        #expect(second != token)
+        try await ServerProcess.revokeToken(postgres: database, token: token)
+        let stored = try await cluster.withConnection(database: database) { connection, logger in
+            var rows: [(String, Bool, Bool)] = []
+            for try await row in try await connection.query("""
+                SELECT s.name, t.hash = sha256(convert_to(\(token), 'UTF8')), t.revoked
+                FROM sync_tokens t JOIN sync_spaces s ON s.id = t.space ORDER BY t.created
+                """, logger: logger).decode((String, Bool, Bool).self) { rows.append(row) }
+            var plain = 0
+            for try await count in try await connection.query(
+                "SELECT count(*)::bigint FROM sync_tokens WHERE position(convert_to(\(token), 'UTF8') in hash) > 0 OR encode(hash, 'hex') = \(token)",
+                logger: logger
+            ).decode(Int64.self) { plain = Int(count) }
+            return (rows, plain)
+        }
+        #expect(stored.0.map(\.0) == ["family", "family"])
+        #expect(stored.0.map(\.1) == [true, false])
+        #expect(stored.0.map(\.2) == [true, false])
+        #expect(stored.1 == 0)
+    }
+
+    @Test("a bad --postgres URL and an unreachable database are errors that say so")
+    func badDatabase() async throws {
+        let executable = try ServerProcess.executable()
+        let bad = try await ChildProcess.run(executable, ["token", "create", "--postgres", "mysql://x@h/db", "--space", "s"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("invalid PostgreSQL URL") && bad.stderr.contains("postgres://"), "\(bad.stderr)")
+        let port = try PostgresCluster.freePort()
+        let unreachable = try await ChildProcess.run(executable, ["serve", "--postgres", "postgres://u@127.0.0.1:\(port)/db", "--port", "0"])
+        #expect(unreachable.status != 0)
+        #expect(unreachable.stderr.contains("cannot reach PostgreSQL"), "\(unreachable.stderr)")
+        #expect(!unreachable.stdout.contains("listening"))
+    }
+
+    @Test("migrations are idempotent and safe when servers start at once")
+    func concurrentMigrations() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let url = try PostgresURL(try await cluster.createDatabase())
+        let logger = { var logger = Logger(label: "test"); logger.logLevel = .error; return logger }()
+        let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            try await withThrowingTaskGroup(of: Void.self) { migrations in
+                for _ in 0..<4 { migrations.addTask { try await Schema.migrate(client, logger: logger) } }
+                try await migrations.waitForAll()
+            }
+            try await Schema.migrate(client, logger: logger)
+            var versions: [Int] = []
+            for try await version in try await client.query("SELECT version FROM sync_schema", logger: logger).decode(Int.self) {
+                versions.append(version)
+            }
+            #expect(versions == [1])
+            group.cancelAll()
+        }
+    }
+
+    @Test("PostgresURL parses TCP and socket forms and names what is wrong")
+    func urls() throws {
+        let tcp = try PostgresURL("postgres://me:p%40ss@db.example:6543/app")
+        #expect(tcp.host == "db.example" && tcp.port == 6543 && tcp.username == "me" && tcp.password == "p@ss" && tcp.database == "app")
+        #expect(!tcp.description.contains("p@ss"))
+        let socket = try PostgresURL("postgresql://me@/app?host=/run/postgresql")
+        #expect(socket.socketDirectory == "/run/postgresql" && socket.host == nil && socket.port == 5432)
+        for (text, cause) in [("postgres://db/app", "no user name"), ("postgres://me@db/", "no database"),
+                              ("http://me@db/app", "scheme"), ("postgres://me@db/app?sslmode=require", "unsupported parameter")] {
+            #expect { try PostgresURL(text) } throws: { "\($0)".contains(cause) }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SwiduxSyncWire
+import Testing
+
+@Suite("Push and pull")
+struct PushPullTests {
+    @Test("a pushed change comes back by pull, with every value type intact")
+    func roundTrip() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            let b = try await server.client(space: "home")
+            let columns: [String: SyncValue] = [
+                "title": .text("Buy milk ✓ \u{0}"), "n": .integer(Int64.max), "r": .real(0.1), "neg": .real(-2.5e-300),
+                "b": .blob(Data([0, 1, 255])), "none": .null,
+            ]
+            let change = SyncChange(table: "todo", id: .integer(42), kind: .insert, columns: columns)
+            let response = try await a.push([change])
+            #expect(response.lastMutationID == 1)
+            #expect(response.results.count == 1 && response.results[0].applied)
+            let page = try await b.pull()
+            #expect(page.rows == [SyncRow(table: "todo", id: .integer(42), version: response.results[0].current.version,
+                                          deleted: false, columns: columns)])
+            #expect(page.cursor == response.results[0].current.version)
+            #expect(!page.hasMore)
+            // Nothing after the cursor.
+            #expect(try await b.pull(after: page.cursor).rows.isEmpty)
+        }
+    }
+
+    @Test("versions increase in the order changes were applied; each row once, in its latest state")
+    func versionOrder() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            try await a.push([todo("1"), todo("2"), todo("3")])
+            try await a.push([todo("2", .update, title: "two")])
+            try await a.push([todo("4")])
+            let rows = try await a.pull().rows
+            #expect(rows.map(\.id) == [.text("1"), .text("3"), .text("2"), .text("4")])
+            #expect(rows.map(\.version) == rows.map(\.version).sorted())
+            #expect(Set(rows.map(\.version)).count == 4)
+            #expect(rows[2].columns?["title"] == .text("two"))
+        }
+    }
+
+    @Test("pull pages: limit rows each, hasMore until the last page, the cursor moves")
+    func paging() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            try await a.push((1...25).map { todo(String(format: "%02d", $0)) })
+            var cursor: Int64 = 0
+            var pages: [[SyncRow]] = []
+            while true {
+                let page = try await a.pull(after: cursor, limit: 10)
+                pages.append(page.rows)
+                #expect(page.cursor == page.rows.last?.version ?? cursor)
+                cursor = page.cursor
+                if !page.hasMore { break }
+            }
+            #expect(pages.map(\.count) == [10, 10, 5])
+            #expect(pages.flatMap { $0 }.map(\.id) == (1...25).map { .text(String(format: "%02d", $0)) })
+            // Exactly at the limit: no more.
+            let exact = try await a.pull(after: 0, limit: 25)
+            #expect(exact.rows.count == 25 && !exact.hasMore)
+        }
+    }
+
+    @Test("deletions are delivered as tombstones, and deleting a tombstone again makes no new version")
+    func tombstones() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            let b = try await server.client(space: "home")
+            try await a.push([todo("1"), todo("2")])
+            let seen = try await b.pull()
+            let deleted = try await a.push([todo("1", .delete)])
+            #expect(deleted.results[0].applied && deleted.results[0].current.deleted)
+            let page = try await b.pull(after: seen.cursor)
+            #expect(page.rows.count == 1)
+            #expect(page.rows[0].id == .text("1") && page.rows[0].deleted && page.rows[0].columns == nil)
+            let again = try await b.push([todo("1", .delete)])
+            #expect(again.results[0].current.version == page.rows[0].version)
+            #expect(try await a.pull(after: page.cursor).rows.isEmpty)
+        }
+    }
+
+    @Test("a duplicated push (same mutation id, same bytes) is applied once")
+    func duplicatePush() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            let body = try JSONEncoder().encode(PushRequest(clientID: a.clientID, mutations: [
+                SyncMutation(id: 1, changes: [todo("1")]), SyncMutation(id: 2, changes: [todo("2")]),
+            ]))
+            let first = try await a.pushAnswer(body)
+            #expect(first.status == 200)
+            let before = try await server.snapshot()
+            let second = try await a.pushAnswer(body)
+            #expect(second.status == 200)
+            let response = try second.decode(PushResponse.self)
+            #expect(response.lastMutationID == 2 && response.results.isEmpty)
+            #expect(try await server.snapshot() == before)
+            // A request repeating mutation 2 and adding 3 applies only 3.
+            let third = try await a.push(PushRequest(clientID: a.clientID, mutations: [
+                SyncMutation(id: 2, changes: [todo("2", .update, title: "changed")]), SyncMutation(id: 3, changes: [todo("3")]),
+            ]))
+            #expect(third.lastMutationID == 3 && third.results.map(\.id) == [.text("3")])
+            let rows = try await a.pull().rows
+            #expect(rows.first { $0.id == .text("2") }?.columns?["title"] == .text("2"))
+        }
+    }
+}

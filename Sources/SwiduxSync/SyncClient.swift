@@ -1,0 +1,298 @@
+import Foundation
+import GRDB
+import Logging
+import SwiduxSQLite
+import SwiduxSyncWire
+
+/// Keeps the tables of a `SwiduxDatabase` in sync with a `swidux-sync-server`: local
+/// changes are pushed, the other clients' changes pulled and written to the file — where a
+/// store that follows the database (`store.follow(database)`) sees them as external changes.
+///
+/// ```swift
+/// let client = try SyncClient(database: database, server: URL(string: "http://127.0.0.1:8080")!,
+///                             token: token, tables: [.table(AppDatabase.lists), .table(AppDatabase.items)])
+/// let report = try await client.sync()   // one round: push everything, pull everything
+/// await client.start()                    // or: continuously, until stop()
+/// ```
+///
+/// The client works on the database file only, never on a store: SQLite triggers record
+/// every change of a synced table in an outbox in the transaction that made it (a Swidux
+/// flush, plain SQL, a cascade — while sync runs or not), so that a change is either in the
+/// file and queued, or in neither. The first sync of a file pushes every row it holds.
+/// Conflicts: last writer wins per row in server order, and a deletion wins over an update
+/// made without having seen it. See <doc:SyncingThroughPostgreSQL>.
+public actor SyncClient {
+    /// What continuous sync does and what fails, as it happens (also logged). Errors are
+    /// retried with a growing delay (up to 30 s).
+    ///
+    /// ```swift
+    /// Task { for await event in client.events { print(event) } }
+    /// ```
+    public nonisolated let events: AsyncStream<SyncEvent>
+    private let continuation: AsyncStream<SyncEvent>.Continuation
+
+    let engine: SyncEngine
+    let transport: SyncTransport
+    private let logger: Logger
+    /// Serializes push rounds and the application of pulled pages.
+    private let exclusive = AsyncMutex()
+    /// One pull at a time.
+    private let pulling = AsyncMutex()
+    /// Changes at the start and the end of every push round: a page pulled across a
+    /// change is discarded (see ``pull(wait:)``).
+    private var pushGeneration: Int64 = 0
+    private var tablesDeclared = false
+    private var running: [Task<Void, Never>] = []
+    private let pageSize: Int
+
+    /// A client for `tables` of `database` (created once: installs its tables and triggers).
+    ///
+    /// ```swift
+    /// let client = try SyncClient(database: database, server: url, token: token, tables: [.table(AppDatabase.items)])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - database: A writable database.
+    ///   - server: The server's base URL (`http://host:port`).
+    ///   - token: A bearer token of the space (`swidux-sync-server token create`).
+    ///   - tables: The tables to sync, named like on every other client of the space.
+    ///   - pageSize: Rows asked for per pull request (at most `SyncProtocol.maxPullLimit`).
+    ///   - logger: Where failures and retries are logged.
+    /// - Throws: ``SyncError/local(_:)`` when the database cannot be prepared (read-only,
+    ///   a table missing, an invalid table name).
+    public init(database: SwiduxDatabase, server: URL, token: String, tables: [SyncTable],
+                pageSize: Int = 1000, logger: Logger = Logger(label: "swidux.sync")) throws {
+        self.pageSize = max(1, min(pageSize, SyncProtocol.maxPullLimit))
+        do {
+            engine = try SyncEngine(writer: database.writer, tables: tables)
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError.local(error)
+        }
+        transport = SyncTransport(server: server, token: token)
+        self.logger = logger
+        (events, continuation) = AsyncStream.makeStream(of: SyncEvent.self, bufferingPolicy: .bufferingNewest(100))
+    }
+
+    // MARK: - One round
+
+    /// One full round: declares the tables, pushes every pending change, pulls every new
+    /// row, and repeats (at most a few times) while the pull left local changes to push
+    /// (a pulled deletion cascading to local rows).
+    ///
+    /// ```swift
+    /// let report = try await client.sync()
+    /// if report.pending == 0 { print("everything acknowledged") }
+    /// ```
+    ///
+    /// - Throws: ``SyncError``; what was acknowledged and applied before stays.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        var report = SyncReport()
+        try await declareTables()
+        for _ in 0..<5 {
+            let acknowledged = try await push()
+            report.pushed += acknowledged.changes
+            report.refused += acknowledged.refused
+            report.pulled += try await pull(wait: 0)
+            if try local({ try engine.pendingCount() }) == 0 { break }
+        }
+        report.pending = try local { try engine.pendingCount() }
+        report.parked = try local { try engine.parkedCount() }
+        return report
+    }
+
+    // MARK: - Continuous
+
+    /// Syncs continuously until ``stop()``: pushes shortly (about 50 ms) after every local
+    /// commit, and keeps a long-polling pull open so that other clients' changes arrive as
+    /// soon as the server has them. Failures are reported on ``events`` and the logger and
+    /// retried; the app keeps working offline meanwhile. Calling it again does nothing.
+    ///
+    /// ```swift
+    /// await client.start()
+    /// ```
+    public func start() {
+        guard running.isEmpty else { return }
+        running.append(Task { await self.pushLoop() })
+        running.append(Task { await self.pullLoop() })
+    }
+
+    /// Stops continuous sync (an open pull is cancelled). Local changes stay queued.
+    ///
+    /// ```swift
+    /// await client.stop()
+    /// ```
+    public func stop() {
+        for task in running { task.cancel() }
+        running.removeAll()
+    }
+
+    private func pushLoop() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                if try local({ try engine.hasPending() }) {
+                    try await declareTables()
+                    let acknowledged = try await push()
+                    if acknowledged.changes > 0 {
+                        var report = SyncReport()
+                        report.pushed = acknowledged.changes
+                        report.refused = acknowledged.refused
+                        continuation.yield(.synced(report))
+                    }
+                }
+                if failures > 0 { recovered("push") }
+                failures = 0
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                let delay = retryDelay(failures)
+                failed(error, "push", delay)
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    private func pullLoop() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await declareTables()
+                let applied = try await pull(wait: 25)
+                if applied > 0 {
+                    var report = SyncReport()
+                    report.pulled = applied
+                    report.parked = try local { try engine.parkedCount() }
+                    continuation.yield(.synced(report))
+                }
+                if failures > 0 { recovered("pull") }
+                failures = 0
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                let delay = retryDelay(failures)
+                failed(error, "pull", delay)
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    private func retryDelay(_ failures: Int) -> Duration {
+        .milliseconds(min(30_000, 250 << min(failures - 1, 7)))
+    }
+
+    private func failed(_ error: any Error, _ what: String, _ delay: Duration) {
+        let syncError = error as? SyncError ?? .local(error)
+        logger.error("Swidux sync: \(what) failed: \(syncError); retrying in \(delay)")
+        continuation.yield(.failed(syncError, retryingIn: delay))
+    }
+
+    private func recovered(_ what: String) {
+        logger.info("Swidux sync: \(what) works again")
+        continuation.yield(.recovered)
+    }
+
+    // MARK: - Steps
+
+    private func declareTables() async throws {
+        guard !tablesDeclared else { return }
+        let body = try JSONEncoder().encode(TablesRequest(tables: engine.tables.map(\.name)))
+        _ = try await transport.send("PUT", SyncProtocol.tablesPath, body: body)
+        tablesDeclared = true
+    }
+
+    /// Pushes until nothing is pending (stored mutations first, resent byte for byte).
+    func push() async throws -> Acknowledgement {
+        await exclusive.lock()
+        pushGeneration += 1
+        defer { pushGeneration += 1 }
+        do {
+            var total = Acknowledgement()
+            let clientID = try local { try engine.clientID() }
+            for _ in 0..<1000 {
+                let pending = try local { try engine.preparePush() }
+                if pending.isEmpty { break }
+                for group in SyncEngine.requests(pending) {
+                    let body = try SyncEngine.pushBody(clientID: clientID, group)
+                    let response = try await transport.send("POST", SyncProtocol.pushPath, body: body, as: PushResponse.self)
+                    let acknowledged = try local { try engine.acknowledge(response, sent: group) }
+                    total.changes += acknowledged.changes
+                    total.refused += acknowledged.refused
+                    total.mutations += acknowledged.mutations
+                    if acknowledged.mutations < group.count {
+                        throw SyncError.rejected(status: 200, message: "the server acknowledged mutations up to \(response.lastMutationID) only, of \(group.map(\.id))")
+                    }
+                }
+            }
+            await exclusive.unlock()
+            return total
+        } catch {
+            await exclusive.unlock()
+            throw error
+        }
+    }
+
+    /// Pulls pages until the server has no more (the first one waiting up to `wait`
+    /// seconds for a change); returns the rows applied. A page whose request overlapped a
+    /// push is discarded and pulled again: skipping rows with a local change is only right
+    /// when the server produced the page before any of those changes reached it.
+    func pull(wait: Int) async throws -> Int {
+        await pulling.lock()
+        do {
+            var applied = 0
+            var wait = wait
+            while !Task.isCancelled {
+                await exclusive.lock()
+                let generation = pushGeneration
+                let cursor: Int64
+                do { cursor = try local { try engine.cursor() } } catch { await exclusive.unlock(); throw error }
+                await exclusive.unlock()
+                let page = try await transport.send(
+                    "GET", SyncProtocol.pullPath,
+                    query: [URLQueryItem(name: "after", value: String(cursor)),
+                            URLQueryItem(name: "limit", value: String(pageSize)),
+                            URLQueryItem(name: "wait", value: String(wait))],
+                    timeout: TimeInterval(wait + 30), as: PullResponse.self)
+                await exclusive.lock()
+                guard generation == pushGeneration else {
+                    await exclusive.unlock()
+                    wait = 0
+                    continue
+                }
+                let result: PageResult
+                do { result = try local { try engine.apply(page) } } catch { await exclusive.unlock(); throw error }
+                await exclusive.unlock()
+                applied += result.applied
+                wait = 0
+                if !page.hasMore { break }
+            }
+            await pulling.unlock()
+            return applied
+        } catch {
+            await pulling.unlock()
+            throw error
+        }
+    }
+
+    private func local<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError.local(error)
+        }
+    }
+}
+
+extension SyncClient {
+    /// The server's base URL this client talks to.
+    ///
+    /// ```swift
+    /// print("syncing with \(client.server)")
+    /// ```
+    public nonisolated var server: URL { transport.server }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+import SwiduxSyncWire
+
+/// What applying one pulled page did.
+struct PageResult: Equatable {
+    /// Rows written (page rows and parked rows that could be applied now).
+    var applied = 0
+    /// Page rows skipped because a local change of the same row is not acknowledged yet.
+    var skipped = 0
+    /// Rows parked by this page (their parent is missing).
+    var parked = 0
+}
+
+extension SyncEngine {
+    /// Applies one pulled page and stores its cursor, in one local transaction:
+    ///
+    /// - a row with an outbox entry is skipped (the local change stays on top; it is pushed
+    ///   later and wins in server order) — the caller guarantees no push ran meanwhile;
+    /// - other rows are upserted or deleted and their version recorded; a parked row of the
+    ///   same id with an older version is dropped;
+    /// - parked rows are tried again;
+    /// - foreign keys are checked before the commit: rows of this page (or parked ones)
+    ///   whose parent is missing are removed again and parked; a local row left without
+    ///   its parent by a pulled deletion is deleted (and that deletion pushed);
+    /// - no echo: the outbox entries the applied rows themselves caused are deleted, those
+    ///   of other rows (cascades) stay and are pushed.
+    func apply(_ page: PullResponse) throws -> PageResult {
+        try writer.write { db in
+            try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            let mark = try SyncSchema.lastOutboxSequence(db)
+            var result = PageResult()
+            var columns: [String: [String: String]] = [:]
+            var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
+            var order: [RowKey] = []
+            let dropParked = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
+            for row in page.rows {
+                guard let table = self.tablesByName[row.table] else { continue }
+                let key = RowKey(table: row.table, id: row.id.databaseValue)
+                try dropParked.execute(arguments: [key.table, key.id, row.version])
+                if try self.hasOutboxEntry(key, db) {
+                    result.skipped += 1
+                    continue
+                }
+                if try self.tryWrite(row, table: table, db, columns: &columns) {
+                    try self.recordVersion(key, row.version, db)
+                    if touched[key] == nil { order.append(key) }
+                    touched[key] = row
+                    result.applied += 1
+                } else {
+                    try self.park(row, db)
+                    result.parked += 1
+                }
+            }
+            // Parked rows: their parent may be here now.
+            let parked = try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(SyncSchema.parked) ORDER BY version")
+            for entry in parked {
+                let key = RowKey(table: entry[0], id: entry[1])
+                guard touched[key] == nil, let table = self.tablesByName[key.table] else { continue }
+                let row = try JSONDecoder().decode(SyncRow.self, from: entry[2] as Data)
+                if try self.hasOutboxEntry(key, db) {
+                    // A local change of that row is on top and will be pushed.
+                    try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
+                    continue
+                }
+                if try self.tryWrite(row, table: table, db, columns: &columns) {
+                    try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
+                    try self.recordVersion(key, row.version, db)
+                    order.append(key)
+                    touched[key] = row
+                    result.applied += 1
+                }
+            }
+            let parkedNow = try self.resolveForeignKeys(touched: touched, db)
+            result.parked += parkedNow
+            result.applied -= parkedNow
+            try self.removeEcho(of: order, after: mark, db)
+            try SyncSchema.setValue("cursor", page.cursor, db)
+            return result
+        }
+    }
+
+    /// Writes `row`; `false` when a constraint (unique key, not null, check) refused it.
+    func tryWrite(_ row: SyncRow, table: SyncTable, _ db: Database, columns: inout [String: [String: String]]) throws -> Bool {
+        do {
+            try write(row, table: table, db, columns: &columns)
+            return true
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            return false
+        }
+    }
+
+    func park(_ row: SyncRow, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO \(SyncSchema.parked) (tbl, rid, version, payload) VALUES (?, ?, ?, ?)",
+                       arguments: [row.table, row.id.databaseValue, row.version, try JSONEncoder().encode(row)])
+    }
+
+    /// Before the commit: every row violating a foreign key is either a row this
+    /// transaction wrote (removed again and parked until its parent comes) or a local row
+    /// whose parent this transaction deleted (deleted, like a cascade; the deletion is pushed).
+    /// Returns how many written rows were parked.
+    func resolveForeignKeys(touched: [RowKey: SyncRow], _ db: Database) throws -> Int {
+        var parked = 0
+        for _ in 0..<100 {
+            let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+            if violations.isEmpty { return parked }
+            var handled = Set<RowKey>()
+            for violation in violations {
+                let tableName: String = violation[0]
+                guard let table = tablesByName.values.first(where: { $0.name.lowercased() == tableName.lowercased() }),
+                      let rowid = violation[1] as Int64? else {
+                    throw SyncError.local(SyncSetupError(message: "a foreign key of table \"\(tableName)\" is violated and it is not a synced table with a rowid"))
+                }
+                let name = table.name.quotedDatabaseIdentifier
+                guard let id = try DatabaseValue.fetchOne(db, sql: "SELECT \(table.idColumn.quotedDatabaseIdentifier) FROM \(name) WHERE rowid = ?", arguments: [rowid]) else { continue }
+                let key = RowKey(table: table.name, id: id)
+                guard handled.insert(key).inserted else { continue }
+                try db.execute(sql: "DELETE FROM \(name) WHERE rowid = ?", arguments: [rowid])
+                if let row = touched[key], !row.deleted {
+                    try park(row, db)
+                    parked += 1
+                }
+            }
+        }
+        throw SyncError.local(SyncSetupError(message: "foreign keys still violated after removing the rows without a parent"))
+    }
+
+    /// Deletes the outbox entries written after `mark` for exactly `keys`.
+    func removeEcho(of keys: [RowKey], after mark: Int64, _ db: Database) throws {
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq > ? AND tbl = ? AND rid = ?")
+        for key in keys { try delete.execute(arguments: [mark, key.table, key.id]) }
+    }
+}

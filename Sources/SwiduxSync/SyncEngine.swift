@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import SwiduxSyncWire
+
+/// The client's local half, with no network: builds mutations from the outbox, applies
+/// push answers and pulled pages — each step one local transaction. ``SyncClient`` drives
+/// it over HTTP; tests drive it directly.
+final class SyncEngine: Sendable {
+    let writer: any DatabaseWriter
+    let tables: [SyncTable]
+    let tablesByName: [String: SyncTable]
+    /// The largest encoded mutation (bytes of its changes); a larger outbox is cut in several.
+    let mutationBytes: Int
+
+    init(writer: any DatabaseWriter, tables: [SyncTable], mutationBytes: Int = 1 << 20) throws {
+        self.writer = writer
+        self.tables = tables
+        self.tablesByName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.mutationBytes = mutationBytes
+        for table in tables where !SyncProtocol.isValidTableName(table.name) {
+            throw SyncError.local(SyncSetupError(message: "the table name \"\(table.name)\" cannot be synced (1 to 63 letters, digits and _, not starting with a digit or swidux_)"))
+        }
+        let installed = try writer.read { db in try SyncSchema.isInstalled(in: db, tables: tables) }
+        if !installed {
+            try writer.write { db in try SyncSchema.install(in: db, tables: tables) }
+        }
+    }
+
+    /// The client id stored in the file.
+    func clientID() throws -> String {
+        try writer.read { db in String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? "" }
+    }
+
+    /// The pull cursor stored in the file.
+    func cursor() throws -> Int64 {
+        try writer.read { db in Int64.fromDatabaseValue(try SyncSchema.value("cursor", db)) ?? 0 }
+    }
+
+    /// Local changes not acknowledged yet: outbox entries plus pending mutations.
+    func pendingCount() throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM \(SyncSchema.outbox)) + (SELECT count(*) FROM \(SyncSchema.pending))") ?? 0
+        }
+    }
+
+    /// `true` when something waits to be pushed (cheap: polled every 50 ms by continuous sync).
+    func hasPending() throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.outbox)) OR EXISTS (SELECT 1 FROM \(SyncSchema.pending))") ?? false
+        }
+    }
+
+    /// Pulled rows waiting for a parent.
+    func parkedCount() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(SyncSchema.parked)") ?? 0 }
+    }
+
+    // MARK: - Row access
+
+    /// The local table's columns (lowercased name → name).
+    func columns(of table: SyncTable, _ db: Database) throws -> [String: String] {
+        Dictionary(try db.columns(in: table.name).map { ($0.name.lowercased(), $0.name) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The row's columns but the id, or `nil` when there is no such row.
+    func currentColumns(_ key: RowKey, table: SyncTable, _ db: Database) throws -> [String: SyncValue]? {
+        let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return nil }
+        var columns: [String: SyncValue] = [:]
+        for (name, value) in row where name.lowercased() != table.idColumn.lowercased() {
+            columns[name] = SyncValue(value)
+        }
+        return columns
+    }
+
+    func hasOutboxEntry(_ key: RowKey, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? LIMIT 1"),
+                          arguments: [key.table, key.id]) ?? false
+    }
+
+    func recordVersion(_ key: RowKey, _ version: Int64, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(SyncSchema.version) (tbl, rid, version) VALUES (?, ?, ?)")
+            .execute(arguments: [key.table, key.id, version])
+    }
+
+    func baseVersion(_ key: RowKey, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM \(SyncSchema.version) WHERE tbl = ? AND rid = ?"),
+                           arguments: [key.table, key.id])
+    }
+
+    /// Writes a server row locally: a tombstone deletes, a live row is upserted (its
+    /// columns the local table does not have are ignored). A constraint failure of the
+    /// statement (other than a deferred foreign key) is thrown; the statement changed nothing.
+    func write(_ row: SyncRow, table: SyncTable, _ db: Database, columns cache: inout [String: [String: String]]) throws {
+        let name = table.name.quotedDatabaseIdentifier
+        let id = table.idColumn.quotedDatabaseIdentifier
+        if row.deleted {
+            try db.cachedStatement(sql: "DELETE FROM \(name) WHERE \(id) = ?").execute(arguments: [row.id.databaseValue])
+            return
+        }
+        let local: [String: String]
+        if let cached = cache[table.name] {
+            local = cached
+        } else {
+            local = try columns(of: table, db)
+            cache[table.name] = local
+        }
+        var names: [String] = []
+        var values: [DatabaseValue] = [row.id.databaseValue]
+        for (column, value) in (row.columns ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let localName = local[column.lowercased()], column.lowercased() != table.idColumn.lowercased() else { continue }
+            names.append(localName)
+            values.append(value.databaseValue)
+        }
+        let quoted = names.map(\.quotedDatabaseIdentifier)
+        let placeholders = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
+        let conflict = quoted.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(name) (\(([id] + quoted).joined(separator: ", "))) VALUES (\(placeholders)) ON CONFLICT(\(id)) \(conflict)"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
+    }
+}

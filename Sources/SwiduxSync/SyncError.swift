@@ -1,0 +1,36 @@
+import Foundation
+
+/// Why a sync round failed. Nothing local is lost by a failure: pending changes stay in
+/// the outbox and are sent again by the next round.
+///
+/// ```swift
+/// do {
+///     try await client.sync()
+/// } catch let error as SyncError {
+///     print(error)   // e.g. "cannot reach the sync server at http://127.0.0.1:8080/: …"
+/// }
+/// ```
+public enum SyncError: Error, CustomStringConvertible {
+    /// The server answered 401: the token is missing, wrong or revoked.
+    case unauthorized
+    /// No HTTP answer: connection refused, timeout, name resolution, …
+    case unreachable(URL, underlying: any Error)
+    /// The server answered an error status other than 401, with its message.
+    case rejected(status: Int, message: String)
+    /// Reading or writing the local database failed.
+    case local(any Error)
+
+    /// One sentence naming the cause.
+    ///
+    /// ```swift
+    /// SyncError.unauthorized.description   // "the sync server refused the token"
+    /// ```
+    public var description: String {
+        switch self {
+        case .unauthorized: "the sync server refused the token"
+        case .unreachable(let url, let underlying): "cannot reach the sync server at \(url.absoluteString): \(underlying)"
+        case .rejected(let status, let message): "the sync server answered \(status): \(message)"
+        case .local(let error): "the local database failed during sync: \(error)"
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// What one sync round did.
+///
+/// ```swift
+/// let report = try await client.sync()
+/// print("pushed \(report.pushed), pulled \(report.pulled), \(report.pending) still pending")
+/// ```
+public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
+    /// Changes the server acknowledged.
+    public var pushed = 0
+    /// Pulled rows applied to the local database.
+    public var pulled = 0
+    /// Pushed updates the server refused because the row was deleted meanwhile (the row
+    /// was then deleted locally: delete wins).
+    public var refused = 0
+    /// Pulled rows waiting for a row they reference (a parent not pulled yet).
+    public var parked = 0
+    /// Local changes not acknowledged yet (0 after a successful ``SyncClient/sync()``
+    /// unless the app changed something meanwhile).
+    public var pending = 0
+
+    /// An empty report.
+    ///
+    /// ```swift
+    /// var report = SyncReport()
+    /// ```
+    public init() {}
+
+    /// A one-line summary.
+    ///
+    /// ```swift
+    /// print(report)   // "pushed 3, pulled 5, refused 0, parked 0, pending 0"
+    /// ```
+    public var description: String {
+        "pushed \(pushed), pulled \(pulled), refused \(refused), parked \(parked), pending \(pending)"
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+
+/// The client's tables in the app's database file (created on first use, idempotent):
+///
+/// - `swidux_sync_outbox(seq, tbl, rid, op)`: one entry per changed row of a synced table,
+///   written by AFTER INSERT/UPDATE/DELETE triggers in the transaction of the change —
+///   whoever made it (a Swidux flush, plain SQL, a cascade), while sync runs or not.
+///   `op` is `I`, `U` or `D`.
+/// - `swidux_sync_state(key, value)`: `clientID`, `cursor`, `nextMutation`.
+/// - `swidux_sync_tables(tbl)`: the tables whose existing rows were queued once (first
+///   sync of a file: every row becomes an insert).
+/// - `swidux_sync_version(tbl, rid, version)`: the server version each row is based on.
+/// - `swidux_sync_pending(id, payload, through_seq)`: a mutation's exact bytes, stored
+///   before sending, resent as they are until acknowledged.
+/// - `swidux_sync_parked(tbl, rid, version, payload)`: pulled rows waiting for a parent.
+enum SyncSchema {
+    static let outbox = "swidux_sync_outbox"
+    static let state = "swidux_sync_state"
+    static let knownTables = "swidux_sync_tables"
+    static let version = "swidux_sync_version"
+    static let pending = "swidux_sync_pending"
+    static let parked = "swidux_sync_parked"
+
+    /// Creates what is missing: tables, triggers; queues the existing rows of a table
+    /// synced for the first time — in the caller's transaction.
+    static func install(in db: Database, tables: [SyncTable]) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(outbox) (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, rid NOT NULL, op TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS \(outbox)_key ON \(outbox) (tbl, rid);
+            CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value);
+            CREATE TABLE IF NOT EXISTS \(knownTables) (tbl TEXT PRIMARY KEY NOT NULL);
+            CREATE TABLE IF NOT EXISTS \(version) (
+                tbl TEXT NOT NULL, rid NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (tbl, rid));
+            CREATE TABLE IF NOT EXISTS \(pending) (
+                id INTEGER PRIMARY KEY, payload BLOB NOT NULL, through_seq INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS \(parked) (
+                tbl TEXT NOT NULL, rid NOT NULL, version INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (tbl, rid));
+            INSERT OR IGNORE INTO \(state) (key, value) VALUES ('cursor', 0), ('nextMutation', 1);
+            """)
+        try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
+                       arguments: [UUID().uuidString.lowercased()])
+        for table in tables {
+            guard try db.tableExists(table.name) else {
+                throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
+            }
+            let quoted = table.name.quotedDatabaseIdentifier
+            let literal = "'" + table.name.replacingOccurrences(of: "'", with: "''") + "'"
+            let id = table.idColumn.quotedDatabaseIdentifier
+            let prefix = "swidux_sync_" + table.name
+            try db.execute(sql: """
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(quoted)
+                BEGIN
+                    INSERT INTO \(outbox) (tbl, rid, op) VALUES (\(literal), NEW.\(id), 'I');
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(quoted)
+                BEGIN
+                    INSERT INTO \(outbox) (tbl, rid, op) SELECT \(literal), OLD.\(id), 'D' WHERE OLD.\(id) IS NOT NEW.\(id);
+                    INSERT INTO \(outbox) (tbl, rid, op)
+                        VALUES (\(literal), NEW.\(id), CASE WHEN OLD.\(id) IS NOT NEW.\(id) THEN 'I' ELSE 'U' END);
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_delete").quotedDatabaseIdentifier) AFTER DELETE ON \(quoted)
+                BEGIN
+                    INSERT INTO \(outbox) (tbl, rid, op) VALUES (\(literal), OLD.\(id), 'D');
+                END;
+                """)
+            let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
+            if !known {
+                // First sync of this table in this file: every existing row is an insert.
+                try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",
+                               arguments: [table.name])
+                try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
+            }
+        }
+    }
+
+    /// `true` when the schema and the triggers of `tables` exist (nothing to write).
+    static func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
+        guard try db.tableExists(parked), try db.tableExists(knownTables) else { return false }
+        for table in tables {
+            let triggers = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)
+                """, arguments: StatementArguments(["_insert", "_update", "_delete"].map { "swidux_sync_" + table.name + $0 })) ?? 0
+            let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
+            if triggers != 3 || !known { return false }
+        }
+        return true
+    }
+
+    static func value(_ key: String, _ db: Database) throws -> DatabaseValue {
+        try DatabaseValue.fetchOne(db, sql: "SELECT value FROM \(state) WHERE key = ?", arguments: [key]) ?? .null
+    }
+
+    static func setValue(_ key: String, _ value: some DatabaseValueConvertible, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO \(state) (key, value) VALUES (?, ?)", arguments: [key, value])
+    }
+
+    /// The last outbox sequence ever written (0 when none).
+    static func lastOutboxSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(outbox)'")) ?? 0
+    }
+}
+
+/// A synced table that cannot be used as it is.
+struct SyncSetupError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import SwiduxSync
+
+/// `--sync <url>` and `--sync-token <token>` (else `TODOS_SYNC_URL`, `TODOS_SYNC_TOKEN`).
+public struct SyncOptions: ParsableArguments {
+    @Option(name: .customLong("sync"), help: ArgumentHelp("The sync server's URL, e.g. http://127.0.0.1:8080 (default: $TODOS_SYNC_URL). The UI then syncs continuously.", valueName: "url"))
+    public var url: String?
+
+    @Option(name: .customLong("sync-token"), help: ArgumentHelp("The sync token of your space (default: $TODOS_SYNC_TOKEN); `swidux-sync-server token create` makes one.", valueName: "token"))
+    public var token: String?
+
+    public init() {}
+
+    /// The server and token, from the options or the environment; `nil` when neither
+    /// names a server. A server without a token, or an invalid URL, is an error.
+    func resolved(parent: SyncOptions? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> (url: URL, token: String)? {
+        let rawURL = nonEmpty(url) ?? nonEmpty(parent?.url) ?? nonEmpty(environment["TODOS_SYNC_URL"])
+        let token = nonEmpty(token) ?? nonEmpty(parent?.token) ?? nonEmpty(environment["TODOS_SYNC_TOKEN"])
+        guard let rawURL else {
+            if token != nil { throw TodosError("a sync token was given but no sync server: pass --sync <url> or set TODOS_SYNC_URL") }
+            return nil
+        }
+        guard let url = URL(string: rawURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            throw TodosError("the sync server URL \(rawURL) is not an http:// or https:// URL")
+        }
+        guard let token else {
+            throw TodosError("no sync token: pass --sync-token <token> or set TODOS_SYNC_TOKEN")
+        }
+        return (url, token)
+    }
+
+    private func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        return value
+    }
+}
+
+extension AppDatabase {
+    /// The tables `todos` syncs.
+    static let syncTables: [SyncTable] = [.table(lists), .table(tags), .table(items), .table(itemTags)]
+
+    /// A sync client for this database.
+    func syncClient(url: URL, token: String) throws -> SyncClient {
+        try SyncClient(database: database, server: url, token: token, tables: Self.syncTables)
+    }
+}
+
+extension TodosCommand {
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sync with the server once: push every local change, pull every new one.",
+            discussion: """
+                Exits 0 only when the server acknowledged every local change. A refused token \
+                or an unreachable server exits non-zero and says which; nothing local is lost \
+                (the changes stay queued for the next sync). Creates the database if there is none.
+                """)
+        @ParentCommand var parent: TodosCommand
+        @OptionGroup var options: DatabaseOptions
+        @OptionGroup var sync: SyncOptions
+        var databasePath: String { DatabaseLocation.resolve(option: options.db ?? parent.options.db) }
+
+        func run() async throws {
+            guard let (url, token) = try sync.resolved(parent: parent.sync) else {
+                throw TodosError("no sync server: pass --sync <url> or set TODOS_SYNC_URL")
+            }
+            let path = databasePath
+            let database: AppDatabase
+            do {
+                database = try AppDatabase.open(path: path, access: .create)
+            } catch {
+                throw TodosError(ErrorMessage.describe(error, path: path))
+            }
+            defer { try? database.close() }
+            let report: SyncReport
+            do {
+                report = try await database.syncClient(url: url, token: token).sync()
+            } catch let error as SyncError {
+                throw TodosError(error.description)
+            } catch {
+                throw TodosError(ErrorMessage.describe(error, path: path))
+            }
+            print("synced: pushed \(report.pushed), pulled \(report.pulled)"
+                  + (report.refused > 0 ? ", \(report.refused) refused (deleted elsewhere)" : "")
+                  + (report.parked > 0 ? ", \(report.parked) waiting for their list or item" : ""))
+            if report.pending > 0 {
+                throw TodosError("\(report.pending) local change\(report.pending == 1 ? " is" : "s are") not acknowledged yet; run `todos sync` again")
+            }
+        }
+    }
+}
