@@ -168,15 +168,18 @@ where Entity.ID: Sendable {
     }
 
     /// Waits, in real time and at most `timeout`, until at least `count` batches are
-    /// recorded (a flush runs in its own task after the debounce window closes).
+    /// recorded (a flush runs in its own task after the debounce window closes). The
+    /// default of 10 s only matters when the batches never come: a passing test waits until
+    /// they are there, and a loaded machine can take more than a second to run the flush.
     /// - Returns: `true` if they were.
     @discardableResult
-    public func waitForBatches(count: Int = 1, timeout: Duration = .seconds(1)) async -> Bool {
+    public func waitForBatches(count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
         await wait(timeout: timeout) { $0.batches.count >= count }
     }
 
     /// Waits, in real time and at most `timeout`, until the writer was called at least
-    /// `count` times, failed attempts included (for retry tests).
+    /// `count` times, failed attempts included (for retry tests). Like
+    /// ``waitForBatches(count:timeout:)``, it returns as soon as that happened.
     /// - Returns: `true` if it was.
     ///
     /// ```swift
@@ -185,7 +188,7 @@ where Entity.ID: Sendable {
     /// #expect(await items.waitForWriteAttempts(count: 1))   // the first flush failed
     /// ```
     @discardableResult
-    public func waitForWriteAttempts(count: Int = 1, timeout: Duration = .seconds(1)) async -> Bool {
+    public func waitForWriteAttempts(count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
         await wait(timeout: timeout) { $0.writeAttempts >= count }
     }
 
