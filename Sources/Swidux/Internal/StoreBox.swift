@@ -39,6 +39,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     }
     private let reducer: (inout State, Action) -> Effect<Action>?
     let middleware: [any Middleware<State, Action>]
+    /// `!middleware.isEmpty`, decided once (see `reduce`).
+    private let hasMiddleware: Bool
     let persistence: PersistenceMiddleware<State>?
     let undoStack: UndoMiddleware<State>?
     private let undoPolicy: (Action) -> UndoPolicy
@@ -85,10 +87,11 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         self.statePointer.initialize(to: initialState)
         self.reducer = { state, action in reducer.reduce(state: &state, action: action, environment: environment) }
         self.middleware = middleware
+        self.hasMiddleware = !middleware.isEmpty
         self.isPlain = undo == nil && middleware.isEmpty
         self.persistence = persistence
         self.undoStack = undo
-        self.undoPolicy = undoPolicy ?? { ($0 as? any UndoableAction)?.undoPolicy ?? .record }
+        self.undoPolicy = undoPolicy ?? Self.defaultUndoPolicy()
         self.logger = logger
         let log = logger
         self.onUnexpectedError = onUnexpectedError ?? { error in
@@ -133,9 +136,9 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         isRecordingUndo = true
         // Only the ids it removes matter: nothing holds the storage (an edit path that does
         // not capture, e.g. external changes, must not copy it).
-        let recording = layout.begin(&state, retaining: false)
+        let recording = layout.begin(statePointer, retaining: false)
         edit(&state)
-        let patch = layout.end(recording, &state)
+        let patch = layout.end(recording, statePointer)
         isRecordingUndo = false
         let removed = layout.removedIDs(in: patch)
         if !removed.isEmpty {
@@ -236,23 +239,27 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         var recording: UndoLayout<State>.Recording?
         if policy != .skip {
             isRecordingUndo = true
-            recording = undoLayout(for: state).begin(&state)
+            recording = undoLayout(for: state).begin(statePointer)
         }
-        for m in middleware { m.beforeReduce(state: state, action: action) }
+        // Guarded: walking an array of `any Middleware<State, Action>`, even an empty one,
+        // looks the (parameterized) existential's metadata up on every send.
+        if hasMiddleware { for m in middleware { m.beforeReduce(state: state, action: action) } }
         let effect = reducer(&state, action)
-        for m in middleware {
+        if hasMiddleware { for m in middleware {
             // No access to `state` is held while a hook runs: it may read the store (and see
             // the current state) or send (queued). A hook that mutates a large slice copies it.
             var next = state
             m.afterReduce(state: &next, action: action)
             state = next
-        }
+        } }
         if let recording, let undoStack, let layout = undoLayout {
-            let patch = layout.end(recording, &state)
+            let patch = layout.end(recording, statePointer)
             isRecordingUndo = false
             if !patch.isEmpty {
                 undoStack.record(patch, coalescing: policy == .coalesce, merge: layout.merge)
-                undoStatusChanged()
+                // A recorded step leaves canUndo true and canRedo false: nothing to notify
+                // when that is what observers last saw.
+                if !notifiedUndoStatus.canUndo || notifiedUndoStatus.canRedo { undoStatusChanged() }
             }
         }
         persistence?.afterReduce(state: &state)
@@ -300,6 +307,34 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     func undo() { moveInHistory(undo: true) }
 
     func redo() { moveInHistory(undo: false) }
+
+    /// The action's ``UndoableAction/undoPolicy``, else `.record`. Decided from the action
+    /// type where the type decides it (a struct or enum conforms or not), so that a send pays
+    /// no dynamic cast (a protocol conformance lookup of ~1,000 instructions); a class or an
+    /// existential action type is cast per action.
+    private static func defaultUndoPolicy() -> (Action) -> UndoPolicy {
+        if let undoable = Action.self as? any UndoableAction.Type {
+            func typed<A: UndoableAction>(_: A.Type) -> (Action) -> UndoPolicy {
+                // `A` is `Action` itself: the value is read as what it is.
+                { action in withUnsafePointer(to: action) { $0.withMemoryRebound(to: A.self, capacity: 1) { $0.pointee.undoPolicy } } }
+            }
+            return typed(undoable)
+        }
+        let dynamic: (Action) -> UndoPolicy = { ($0 as? any UndoableAction)?.undoPolicy ?? .record }
+        if Action.self is AnyObject.Type { return dynamic }
+        // A struct or enum that does not conform never will; an existential type (`any P`)
+        // holds values of other types, which may: `type(of:)` tells them apart at the first send.
+        let decided = PolicyDecision()
+        return { action in
+            switch decided.isFixed {
+            case true?: return .record
+            case false?: return dynamic(action)
+            case nil:
+                decided.isFixed = type(of: action) == Action.self
+                return dynamic(action)
+            }
+        }
+    }
 
     private func undoLayout(for state: State) -> UndoLayout<State> {
         if let undoLayout { return undoLayout }
@@ -384,4 +419,9 @@ public struct DispatchLoopError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         "Swidux: possible dispatch loop: \(depth) synchronous sends in a row (last action: \(action)); dropping it"
     }
+}
+
+/// Whether an action type's undo policy is fixed (see `RootBox.defaultUndoPolicy`).
+private final class PolicyDecision {
+    var isFixed: Bool?
 }

@@ -24,6 +24,10 @@
 final class UndoLayout<State> {
     let stores: [StoreSlot<State>]
     let fields: [FieldSlot<State>]
+    /// The same slots as their non-generic bases: the per-step loops index these (indexing
+    /// an array of a generic class type costs a metadata lookup per element here).
+    private let storeRecorders: [SlotRecorder]
+    private let fieldRecorders: [SlotRecorder]
 
     init(for state: State) {
         var stores: [StoreSlot<State>] = []
@@ -40,6 +44,8 @@ final class UndoLayout<State> {
         }
         self.stores = stores
         self.fields = fields
+        storeRecorders = stores
+        fieldRecorders = fields
     }
 
     /// `true` when the whole state is one field (snapshot mode).
@@ -88,41 +94,33 @@ final class UndoLayout<State> {
     /// (the store never nests them).
     struct Recording {}
 
-    private var captures: [AnyObject] = []
-    private var fieldValues: [Any] = []
-    private var fieldSnapshots: [ChangeDetector.Snapshot?] = []
     private var isRecording = false
 
-    /// Starts recording a step: installs a capture in each entity store, keeps each field.
+    /// Starts recording a step in the state at `state`: installs a capture in each entity
+    /// store, keeps each field (each slot holds what it needs until ``end(_:_:)``).
     /// O(stores + fields).
     ///
     /// Index loops throughout: `for … in`, `enumerated()` and `indices` cost generic metadata
     /// lookups per loop and per element here, where nothing is specialized for the state's type.
-    func begin(_ state: inout State, retaining: Bool = true) -> Recording {
+    func begin(_ state: UnsafeMutablePointer<State>, retaining: Bool = true) -> Recording {
         precondition(!isRecording, "UndoLayout: undo steps cannot nest")
         isRecording = true
-        for index in 0..<stores.count { captures.append(stores[index].begin(&state, retaining: retaining)) }
-        for index in 0..<fields.count {
-            let (value, snapshot) = fields[index].keep(state)
-            fieldValues.append(value)
-            fieldSnapshots.append(snapshot)
-        }
+        let raw = UnsafeMutableRawPointer(state)
+        for index in 0..<storeRecorders.count { storeRecorders[index].begin(raw, retaining: retaining) }
+        for index in 0..<fieldRecorders.count { fieldRecorders[index].begin(raw, retaining: retaining) }
         return Recording()
     }
 
     /// Ends recording: the patch of what changed (empty if nothing did).
-    func end(_ recording: Recording, _ state: inout State) -> StatePatch {
+    func end(_ recording: Recording, _ state: UnsafeMutablePointer<State>) -> StatePatch {
         var patch = StatePatch()
-        for index in 0..<stores.count {
-            if let storePatch = stores[index].end(captures[index], &state) { patch.stores[index] = storePatch }
+        let raw = UnsafeMutableRawPointer(state)
+        for index in 0..<storeRecorders.count {
+            if let storePatch = storeRecorders[index].end(raw) { patch.stores.append(index, storePatch) }
         }
-        for index in 0..<fields.count
-        where fields[index].hasChanged(from: fieldValues[index], fieldSnapshots[index], in: state) {
-            patch.fields[index] = fieldValues[index]
+        for index in 0..<fieldRecorders.count {
+            if let previous = fieldRecorders[index].end(raw) { patch.fields.append(index, previous) }
         }
-        captures.removeAll(keepingCapacity: true)
-        fieldValues.removeAll(keepingCapacity: true)
-        fieldSnapshots.removeAll(keepingCapacity: true)
         isRecording = false
         return patch
     }
@@ -132,7 +130,7 @@ final class UndoLayout<State> {
     /// persistence; `restoreStores` makes a field written whole (snapshot mode) record the
     /// difference in the entity stores it contains.
     func apply(_ patch: StatePatch, to state: inout State, restoreStores: (inout State, State) -> Void) -> StatePatch {
-        let recording = begin(&state)
+        let recording = withUnsafeMutablePointer(to: &state) { begin($0) }
         if !patch.fields.isEmpty {
             var next = state
             for (index, value) in patch.fields { fields[index].write(value, into: &next) }
@@ -140,7 +138,7 @@ final class UndoLayout<State> {
             state = next
         }
         for (index, storePatch) in patch.stores { stores[index].apply(storePatch, to: &state) }
-        return end(recording, &state)
+        return withUnsafeMutablePointer(to: &state) { end(recording, $0) }
     }
 
     /// Folds `newer` into `older` (coalescing): the first previous value of each field
@@ -177,17 +175,98 @@ final class UndoLayout<State> {
 /// One undo or redo step: per entity store slot, its `EntityUndoPatch`; per field slot,
 /// its previous value.
 struct StatePatch {
-    var stores: [Int: Any] = [:]
-    var fields: [Int: Any] = [:]
+    var stores = SlotValues()
+    var fields = SlotValues()
     var isEmpty: Bool { stores.isEmpty && fields.isEmpty }
+}
+
+/// Values by slot index. A step changes few slots, most often one: the first value is kept
+/// inline and the others in an array (a dictionary would allocate a hash table per step, and
+/// free it when the step leaves the history).
+struct SlotValues: Sequence {
+    typealias Element = (index: Int, value: Any)
+    /// The first value's slot, or -1 when there is none.
+    private var firstIndex = -1
+    private var firstValue: Any = ()
+    private var others: [Element] = []
+
+    var isEmpty: Bool { firstIndex < 0 }
+
+    /// The value of slot `index`, if any; setting `nil` removes it.
+    subscript(index: Int) -> Any? {
+        get {
+            if firstIndex < 0 { return nil }
+            if firstIndex == index { return firstValue }
+            for position in others.indices where others[position].index == index { return others[position].value }
+            return nil
+        }
+        set {
+            if firstIndex == index, index >= 0 {
+                if let newValue {
+                    firstValue = newValue
+                } else if others.isEmpty {
+                    firstIndex = -1
+                    firstValue = ()
+                } else {
+                    let next = others.removeFirst()
+                    firstIndex = next.index
+                    firstValue = next.value
+                }
+                return
+            }
+            if firstIndex >= 0, let position = others.firstIndex(where: { $0.index == index }) {
+                if let newValue { others[position].value = newValue } else { others.remove(at: position) }
+                return
+            }
+            guard let newValue else { return }
+            if firstIndex < 0 {
+                firstIndex = index
+                firstValue = newValue
+            } else {
+                others.append((index, newValue))
+            }
+        }
+    }
+
+    /// Adds the value of slot `index`, which has none and is above every slot that has one.
+    mutating func append(_ index: Int, _ value: consuming Any) {
+        if firstIndex < 0 {
+            firstIndex = index
+            firstValue = value
+        } else {
+            others.append((index, value))
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(values: self) }
+
+    struct Iterator: IteratorProtocol {
+        let values: SlotValues
+        var position = -1
+        mutating func next() -> Element? {
+            defer { position += 1 }
+            if position < 0 { return values.firstIndex < 0 ? nil : (values.firstIndex, values.firstValue) }
+            return position < values.others.count ? values.others[position] : nil
+        }
+    }
+}
+
+/// What a slot does on every step, on the state's raw address: a non-generic base, so that
+/// the layout's loops call it without generic metadata.
+@MainActor
+class SlotRecorder {
+    // Abstract: see TypedStoreSlot and TypedFieldSlot.
+    /// Starts the step: a store slot installs a capture in its store, a field slot keeps the
+    /// field's value (each until ``end(_:)``).
+    func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) { fatalError("abstract") }
+    /// Ends the step: a store's patch, or a field's previous value; `nil` if it did not change.
+    func end(_ state: UnsafeMutableRawPointer) -> Any? { fatalError("abstract") }
 }
 
 /// An entity store of the state, by key path.
 @MainActor
-class StoreSlot<State> {
+class StoreSlot<State>: SlotRecorder {
     // Abstract: see TypedStoreSlot.
-    func begin(_ state: inout State, retaining: Bool) -> AnyObject { fatalError("abstract") }
-    func end(_ capture: AnyObject, _ state: inout State) -> Any? { fatalError("abstract") }
     func apply(_ patch: Any, to state: inout State) { fatalError("abstract") }
     func merge(_ newer: Any, into older: Any) -> Any { fatalError("abstract") }
     func removedIDs(in patch: Any) -> Any? { fatalError("abstract") }
@@ -201,23 +280,37 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
     /// How a capture is made, specialized for the entity type (learnt from the first capture
     /// that recorded a mutation; see `EntityUndoCapture.finish`).
     private var makeCapture: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)?
+    /// The capture of the step being recorded (until the slot records through `recorder`).
+    private var capture: EntityUndoCapture<Entity>?
+    /// The store's byte offset in the state (a stored property of the state itself), else -1.
+    private let offset: Int
+    /// Begins and ends steps in the store at an address, specialized for the entity type
+    /// (made by the first capture that recorded a mutation, for a store at an offset): no
+    /// key-path access, no metadata lookup, the capture reused from step to step.
+    private var recorder: EntityUndoRecorder?
 
     init(_ access: FieldAccess<State, EntityStore<Entity>>) {
         self.access = access
+        offset = access.offset
     }
 
-    override func begin(_ state: inout State, retaining: Bool) -> AnyObject {
-        var capture: EntityUndoCapture<Entity>!
+    override func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) {
+        if let recorder { return recorder.begin(state + offset, retaining) }
+        let state = state.assumingMemoryBound(to: State.self)
         let make = makeCapture
-        access.modify(&state) { capture = $0.beginUndoCapture(retaining: retaining, make: make) }
-        return capture
+        access.modify(&state.pointee) { capture = $0.beginUndoCapture(retaining: retaining, make: make) }
     }
 
-    override func end(_ capture: AnyObject, _ state: inout State) -> Any? {
-        let capture = unsafeDowncast(capture, to: EntityUndoCapture<Entity>.self)
+    override func end(_ state: UnsafeMutableRawPointer) -> Any? {
+        if let recorder { return recorder.end(state + offset) }
+        guard let capture else { preconditionFailure("UndoLayout: a store slot ended without beginning") }
         if makeCapture == nil { makeCapture = capture.makeNext }
         var patch: Any?
-        access.modify(&state) { patch = $0.endUndoCaptureBoxed(capture) }
+        access.modify(&state.assumingMemoryBound(to: State.self).pointee) { patch = $0.endUndoCaptureBoxed(capture) }
+        if offset >= 0, let makeRecorder = capture.makeRecorder {
+            recorder = makeRecorder(capture)
+            self.capture = nil
+        }
         return patch
     }
 
@@ -247,54 +340,130 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
     }
 }
 
-/// A field of the state other than an entity store, by key path.
+/// A field of the state other than an entity store, by key path. Its ``SlotRecorder``
+/// methods keep the field's value at `begin`, and give it back at `end` if it changed.
 @MainActor
-class FieldSlot<State> {
-    /// The value now and, for a value that is not compared with `==`, what
-    /// ``ChangeDetector`` remembers of it.
-    func keep(_ state: State) -> (Any, ChangeDetector.Snapshot?) { fatalError("abstract") }
-    func hasChanged(from value: Any, _ snapshot: ChangeDetector.Snapshot?, in state: State) -> Bool { fatalError("abstract") }
+class FieldSlot<State>: SlotRecorder {
     func write(_ value: Any, into state: inout State) { fatalError("abstract") }
 }
 
 @MainActor
 final class TypedFieldSlot<State, Value>: FieldSlot<State> {
     let access: FieldAccess<State, Value>
-    /// `==` when the value is `Equatable` and holds no entity store; decided at first use.
-    private var equals: ((Value, Value) -> Bool)??
-    private var strategy: ChangeDetector.Strategy?
+    /// How the value is compared, decided at first use: `equals` (`==`) when it is
+    /// `Equatable` and holds no entity store, else a ``ChangeDetector`` snapshot. Flags and a
+    /// plain closure, not optionals of closures: reading a closure out of an optional costs
+    /// a reabstraction thunk (an allocation) per read here.
+    private var isDecided = false
+    private var comparesWithEquals = false
+    private var equals: (UnsafePointer<Value>, UnsafePointer<Value>) -> Bool = { _, _ in false }
+    private var strategy: ChangeDetector.Strategy = .equatable
+    /// The value kept by `keep` through a pointer (a stored property compared with `==`).
+    private let kept: UnsafeMutablePointer<Value>
+    /// Its bytes as they were in the state: unchanged bytes are an unchanged value (the kept
+    /// copy holds every reference they contain, so none was mutated in place or reused), and
+    /// comparing them costs no `==` (a copy's padding may differ: the state's own bytes are kept).
+    private let keptBytes: UnsafeMutableRawPointer
+    private let size: Int
+    /// The field's byte offset in the state (see ``FieldAccess/offset``), else -1.
+    private let offset: Int
+    private var holdsKept = false
+    /// The value kept otherwise (boxed), and what ``ChangeDetector`` remembers of it.
+    private var keptValue: Any?
+    private var keptSnapshot: ChangeDetector.Snapshot?
 
     init(_ access: FieldAccess<State, Value>) {
         self.access = access
+        offset = access.offset
+        size = MemoryLayout<Value>.size
+        kept = .allocate(capacity: 1)
+        keptBytes = .allocate(byteCount: Swift.max(size, 1), alignment: 8)
     }
 
-    override func keep(_ state: State) -> (Any, ChangeDetector.Snapshot?) {
-        let value = access.get(state)
-        if equals == nil {
+    isolated deinit {
+        if holdsKept { kept.deinitialize(count: 1) }
+        kept.deallocate()
+        keptBytes.deallocate()
+    }
+
+    override func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
+        let state = raw.assumingMemoryBound(to: State.self)
+        if !isDecided {
+            let value = access.get(state.pointee)
             strategy = ChangeDetector.strategy(for: value)
-            equals = strategy == .equatable ? Self.equality(Value.self) : .some(nil)
+            if strategy == .equatable, let equality = Self.equality(Value.self) {
+                equals = equality
+                comparesWithEquals = true
+            }
+            isDecided = true
         }
-        if equals! != nil { return (value, nil) }
-        return (value, ChangeDetector.snapshot(value, strategy: strategy!))
+        if offset >= 0, comparesWithEquals {
+            let field = raw + offset
+            keptBytes.copyMemory(from: field, byteCount: size)
+            kept.initialize(to: field.assumingMemoryBound(to: Value.self).pointee)
+            holdsKept = true
+            return
+        }
+        let value = access.get(state.pointee)
+        keptValue = value
+        keptSnapshot = comparesWithEquals ? nil : ChangeDetector.snapshot(value, strategy: strategy)
     }
 
-    override func hasChanged(from value: Any, _ snapshot: ChangeDetector.Snapshot?, in state: State) -> Bool {
-        let now = access.get(state)
-        if let equals = equals ?? nil { return !equals(value as! Value, now) }
-        guard let snapshot else { return true }
-        return ChangeDetector.hasChanged(snapshot, to: now)
+    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
+        let state = raw.assumingMemoryBound(to: State.self)
+        if holdsKept {
+            holdsKept = false
+            let field = raw + offset
+            let now = field.assumingMemoryBound(to: Value.self)
+            if Self.bytesEqual(keptBytes, field, count: size) || equals(kept, now) {
+                kept.deinitialize(count: 1)
+                return nil
+            }
+            return kept.move()
+        }
+        guard let value = keptValue else { return nil }
+        let snapshot = keptSnapshot
+        keptValue = nil
+        keptSnapshot = nil
+        var now = access.get(state.pointee)
+        if comparesWithEquals {
+            var before = value as! Value
+            return equals(&before, &now) ? nil : value
+        }
+        guard let snapshot else { return value }
+        return ChangeDetector.hasChanged(snapshot, to: now) ? value : nil
     }
 
     override func write(_ value: Any, into state: inout State) {
         access.modify(&state) { $0 = value as! Value }
     }
 
-    private static func equality(_ type: Value.Type) -> ((Value, Value) -> Bool)? {
+    private static func equality(_ type: Value.Type) -> ((UnsafePointer<Value>, UnsafePointer<Value>) -> Bool)? {
         guard let equatable = type as? any Equatable.Type else { return nil }
-        func make<E: Equatable>(_: E.Type) -> (Value, Value) -> Bool {
-            { lhs, rhs in (lhs as! E) == (rhs as! E) }
+        func make<E: Equatable>(_: E.Type) -> (UnsafePointer<Value>, UnsafePointer<Value>) -> Bool {
+            // `E` is `Value` itself: the values are read as what they are (no dynamic cast).
+            { lhs, rhs in
+                lhs.withMemoryRebound(to: E.self, capacity: 1) { lhs in
+                    rhs.withMemoryRebound(to: E.self, capacity: 1) { rhs in lhs.pointee == rhs.pointee }
+                }
+            }
         }
         return make(equatable)
+    }
+
+    /// Byte-wise equality of `count` bytes.
+    private static func bytesEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, count: Int) -> Bool {
+        var offset = 0
+        while offset + 8 <= count {
+            if lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                != rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
+            offset += 8
+        }
+        while offset < count {
+            if lhs.load(fromByteOffset: offset, as: UInt8.self) != rhs.load(fromByteOffset: offset, as: UInt8.self) { return false }
+            offset += 1
+        }
+        return true
     }
 }
 
@@ -318,14 +487,19 @@ struct FieldAccess<State, Value> {
     /// A property of the state itself (one key path, never an appended one): applied directly.
     private let direct: WritableKeyPath<State, Value>?
     private let isRoot: Bool
+    /// The field's byte offset in the state when it is the state itself or one of its stored
+    /// properties (`MemoryLayout.offset(of:)`), else -1.
+    let offset: Int
 
     private init(getter: @escaping (State) -> Value, modifier: @escaping (inout State, (inout Value) -> Void) -> Void,
-                 direct: WritableKeyPath<State, Value>?, isRoot: Bool) {
+                 direct: WritableKeyPath<State, Value>?, isRoot: Bool, offset: Int) {
         self.getter = getter
         self.modifier = modifier
         self.direct = direct
         self.isRoot = isRoot
+        self.offset = offset
     }
+
 
     func get(_ state: State) -> Value {
         if let direct { return state[keyPath: direct] }
@@ -341,13 +515,13 @@ struct FieldAccess<State, Value> {
     func appending<Child>(_ keyPath: WritableKeyPath<Value, Child>) -> FieldAccess<State, Child> {
         if isRoot, let direct = keyPath as? WritableKeyPath<State, Child> {
             return FieldAccess<State, Child>(getter: { $0[keyPath: direct] }, modifier: { state, body in body(&state[keyPath: direct]) },
-                                             direct: direct, isRoot: false)
+                                             direct: direct, isRoot: false, offset: MemoryLayout<State>.offset(of: direct) ?? -1)
         }
         let parent = self
         return FieldAccess<State, Child>(
             getter: { parent.get($0)[keyPath: keyPath] },
             modifier: { state, body in parent.modify(&state) { body(&$0[keyPath: keyPath]) } },
-            direct: nil, isRoot: false
+            direct: nil, isRoot: false, offset: -1
         )
     }
 }
@@ -355,6 +529,6 @@ struct FieldAccess<State, Value> {
 extension FieldAccess where Value == State {
     /// The whole state.
     static var root: FieldAccess {
-        FieldAccess(getter: { $0 }, modifier: { state, body in body(&state) }, direct: nil, isRoot: true)
+        FieldAccess(getter: { $0 }, modifier: { state, body in body(&state) }, direct: nil, isRoot: true, offset: 0)
     }
 }

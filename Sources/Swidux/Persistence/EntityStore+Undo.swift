@@ -24,8 +24,8 @@
 /// One change an `EntityStore` is about to make, as reported to an undo capture.
 @usableFromInline
 enum EntityUndoEvent<Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
-    /// A present entity is about to change; its value before.
-    case update(Entity)
+    /// The present entity in `slot` is about to change; its value before.
+    case update(Entity, slot: Int)
     /// An absent id is about to be appended.
     case insertion(Entity.ID)
     /// Absent ids are about to be inserted (at any positions).
@@ -65,44 +65,85 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
         case reordered([ID])
     }
 
-    /// Each touched id's value before its first change in the step (`nil`: absent).
-    @usableFromInline var previous: [ID: Entity?]
-    /// The touched ids, in the order they were first touched.
-    @usableFromInline var touched: [ID]
+    /// A touched id and its value before its first change in the step (`nil`: absent).
+    @usableFromInline
+    struct Touch {
+        @usableFromInline let id: ID
+        @usableFromInline let previous: Entity?
+        /// The slot the entity was in when it was noted (-1: unknown): where the end of the
+        /// step looks first (the store may have compacted since: the id is checked).
+        @usableFromInline let slot: Int
+        @inlinable init(id: ID, previous: Entity?, slot: Int) {
+            self.id = id
+            self.previous = previous
+            self.slot = slot
+        }
+    }
+
+    /// The touched ids with their previous values, in the order they were first touched.
+    @usableFromInline var touches: [Touch]
+    /// Touched id → its index in `touches`, kept once there are more than
+    /// `linearLimit` of them (below, a linear scan: no hashing, no table to allocate for
+    /// the common step that changes a few entities).
+    @usableFromInline var places: [ID: Int]?
     /// The membership and order changes, oldest first.
     @usableFromInline var steps: [Step]
+
+    @usableFromInline static var linearLimit: Int { 16 }
 
     /// Empty (no literal: a literal costs a tuple metadata lookup where not specialized).
     @usableFromInline
     init() {
-        previous = Dictionary()
-        touched = Array()
+        touches = Array()
+        places = nil
         steps = Array()
     }
 
-    @usableFromInline var isEmpty: Bool { touched.isEmpty && steps.isEmpty }
+    @usableFromInline var isEmpty: Bool { touches.isEmpty && steps.isEmpty }
 
     /// Keeps `value` as `id`'s previous value unless the step touched `id` already.
+    /// Returns `false` if it had (the first value stays).
     @inlinable
-    mutating func note(_ id: ID, _ value: Entity?) {
-        guard previous.index(forKey: id) == nil else { return }
-        previous[id] = value
-        touched.append(id)
+    @discardableResult
+    mutating func note(_ id: ID, _ value: Entity?, slot: Int = -1) -> Bool {
+        if places == nil {
+            for index in touches.indices where touches[index].id == id { return false }
+            touches.append(Touch(id: id, previous: value, slot: slot))
+            if touches.count > Self.linearLimit { indexTouches() }
+        } else {
+            guard places![id] == nil else { return false }
+            places![id] = touches.count
+            touches.append(Touch(id: id, previous: value, slot: slot))
+        }
+        return true
+    }
+
+    /// Builds `places` from `touches` (or drops it when they are few again).
+    @usableFromInline
+    mutating func indexTouches() {
+        guard touches.count > Self.linearLimit else {
+            places = nil
+            return
+        }
+        var places: [ID: Int] = Dictionary(minimumCapacity: touches.count)
+        for index in touches.indices { places[touches[index].id] = index }
+        self.places = places
     }
 
     /// Folds a later patch into this one (coalescing): the first previous value wins, the
     /// logs are concatenated.
     mutating func append(_ newer: EntityUndoPatch) {
-        for id in newer.touched { note(id, newer.previous[id]!) }
+        for touch in newer.touches { note(touch.id, touch.previous, slot: touch.slot) }
         steps += newer.steps
     }
 
     /// Drops `ids` from the patch (they left the state without an undo step: another
     /// writer deleted them), so that applying it does not bring them back.
     mutating func forget(_ ids: Set<ID>) {
-        guard !touched.isEmpty || !steps.isEmpty else { return }
-        touched.removeAll { ids.contains($0) }
-        for id in ids { previous[id] = nil }
+        guard !touches.isEmpty || !steps.isEmpty else { return }
+        let before = touches.count
+        touches.removeAll { ids.contains($0.id) }
+        if touches.count != before { indexTouches() }
         steps = steps.compactMap { step in
             switch step {
             case .inserted(let id): return ids.contains(id) ? nil : step
@@ -118,15 +159,23 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     /// them and changed them back): undo must not overwrite a later change of theirs.
     @inlinable
     mutating func dropUnchanged(_ storage: EntityStore<Entity>.Storage) {
-        guard touched.contains(where: { previous[$0]! == storage.entity(forID: $0) }) else { return }
-        var unchanged = Set<ID>()
-        for id in touched where previous[id]! == storage.entity(forID: id) { unchanged.insert(id) }
-        touched.removeAll { unchanged.contains($0) }
-        for id in unchanged { previous[id] = nil }
+        guard touches.contains(where: { $0.previous == Self.current($0, in: storage) }) else { return }
+        touches.removeAll { $0.previous == Self.current($0, in: storage) }
+        indexTouches()
+    }
+
+    /// The touched entity's value now: in its noted slot if it is still there (no hashing),
+    /// else looked up by id.
+    @inlinable
+    static func current(_ touch: Touch, in storage: EntityStore<Entity>.Storage) -> Entity? {
+        if touch.slot >= 0, touch.slot < storage.slots.count, let entity = storage.slots[touch.slot], entity.id == touch.id {
+            return entity
+        }
+        return storage.entity(forID: touch.id)
     }
 
     /// Ids the patch holds a value or a log entry for (for tests and diagnostics).
-    var count: Int { touched.count + steps.count }
+    var count: Int { touches.count + steps.count }
 }
 
 /// What one entity store reports to the undo step being recorded (see the top of this file).
@@ -134,38 +183,113 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
 @usableFromInline
 final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable where Entity.ID: Sendable {
     @usableFromInline typealias ID = Entity.ID
+    /// The fields, behind a pointer: a class's stored properties pay a run-time exclusivity
+    /// check on every access, and a recorded step makes about twenty. Every access goes
+    /// through the computed properties below, none held across another.
+    @usableFromInline
+    struct Fields {
+        @usableFromInline var isActive = true
+        @usableFromInline var retains: Bool
+        @usableFromInline var retained: EntityStore<Entity>.Storage?
+        @usableFromInline var startFingerprint: ChangeFingerprint
+        @usableFromInline var patch = EntityUndoPatch<Entity>()
+        @usableFromInline var mayHoldUnchanged = false
+        @usableFromInline var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> Any?)?
+        @usableFromInline var makeNext: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)?
+        @usableFromInline var makeRecorder: ((EntityUndoCapture<Entity>) -> EntityUndoRecorder)?
+
+        @inlinable
+        init(retains: Bool, retained: EntityStore<Entity>.Storage?, startFingerprint: ChangeFingerprint) {
+            self.retains = retains
+            self.retained = retained
+            self.startFingerprint = startFingerprint
+        }
+    }
+    @usableFromInline let fields: UnsafeMutablePointer<Fields>
+
     /// `false` once the step is recorded: a copy of the store kept elsewhere reports nothing.
-    @usableFromInline var isActive = true
+    @inlinable var isActive: Bool {
+        get { fields.pointee.isActive }
+        set { fields.pointee.isActive = newValue }
+    }
     /// Whether the capture holds the store's storage between mutations (see `retained`).
-    @usableFromInline let retains: Bool
+    @inlinable var retains: Bool {
+        get { fields.pointee.retains }
+        set { fields.pointee.retains = newValue }
+    }
     /// The storage when the step began, until the first in-place mutation; then the storage
     /// as the last in-place mutation left it, until the next one. If the store is replaced
     /// wholesale meanwhile (`state.items = EntityStore(…)`), the replacement is recorded as
     /// the difference from it, after what was recorded in place.
-    @usableFromInline var retained: EntityStore<Entity>.Storage?
+    @inlinable var retained: EntityStore<Entity>.Storage? {
+        _read { yield fields.pointee.retained }
+        _modify { yield &fields.pointee.retained }
+    }
     /// The fingerprint when the step began: unchanged means nothing changed.
-    let startFingerprint: ChangeFingerprint
-    @usableFromInline var patch: EntityUndoPatch<Entity>
+    @inlinable var startFingerprint: ChangeFingerprint {
+        get { fields.pointee.startFingerprint }
+        set { fields.pointee.startFingerprint = newValue }
+    }
+    @inlinable var patch: EntityUndoPatch<Entity> {
+        _read { yield fields.pointee.patch }
+        _modify { yield &fields.pointee.patch }
+    }
+    /// Whether a touched id may be back to its previous value at the end of the step: it
+    /// was noted twice (changed, then changed again), or by a path that notes without a
+    /// change (`merge(from:)`). Otherwise each id was noted once, just before a mutation that
+    /// changed it, and the end of the step has nothing to compare (`dropUnchanged`).
+    @inlinable var mayHoldUnchanged: Bool {
+        get { fields.pointee.mayHoldUnchanged }
+        set { fields.pointee.mayHoldUnchanged = newValue }
+    }
+
+    /// Notes `id`'s previous value in the patch (see `EntityUndoPatch.note`).
+    @inlinable
+    func note(_ id: ID, _ value: Entity?, slot: Int = -1) {
+        if !patch.note(id, value, slot: slot) { mayHoldUnchanged = true }
+    }
+
+    /// Drops from the patch the ids back to their previous value, if any may be.
+    @inlinable
+    func dropUnchanged(_ storage: EntityStore<Entity>.Storage) {
+        if mayHoldUnchanged { patch.dropUnchanged(storage) }
+    }
     /// Set by the first recorded mutation, in code specialized for the entity type (the
     /// module that mutates the store): the end of the step (`dropUnchanged`, the patch taken
     /// out, boxed), and the creation of the next step's capture. The generic `Store` would
     /// run them unspecialized, paying a generic metadata lookup for nearly every line.
-    @usableFromInline var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> Any?)?
-    @usableFromInline var makeNext: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)?
+    @inlinable var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> Any?)? {
+        get { fields.pointee.finish }
+        set { fields.pointee.finish = newValue }
+    }
+    @inlinable var makeNext: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)? {
+        get { fields.pointee.makeNext }
+        set { fields.pointee.makeNext = newValue }
+    }
+    /// Also installed by the first recorded mutation: for a store at a known address (a
+    /// stored property of the state), the beginning and the end of every later step, in
+    /// code specialized for the entity type (see `EntityUndoCaptureHolder`).
+    @inlinable var makeRecorder: ((EntityUndoCapture<Entity>) -> EntityUndoRecorder)? {
+        get { fields.pointee.makeRecorder }
+        set { fields.pointee.makeRecorder = newValue }
+    }
 
     @usableFromInline
     init(storage: EntityStore<Entity>.Storage?, fingerprint: ChangeFingerprint, retains: Bool) {
-        retained = storage
-        startFingerprint = fingerprint
-        self.retains = retains
-        patch = EntityUndoPatch()
+        fields = .allocate(capacity: 1)
+        fields.initialize(to: Fields(retains: retains, retained: storage, startFingerprint: fingerprint))
+    }
+
+    deinit {
+        fields.deinitialize(count: 1)
+        fields.deallocate()
     }
 
     /// Installs `finish` and `makeNext`, compiled where this is inlined (see `finish`).
     @inlinable
     func installSpecialized() {
         finish = { capture, storage in
-            capture.patch.dropUnchanged(storage)
+            capture.dropUnchanged(storage)
             guard !capture.patch.isEmpty else { return nil }
             let patch = capture.patch
             capture.patch = EntityUndoPatch()   // a copy of the store may keep the capture alive
@@ -176,6 +300,16 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
             capture.installSpecialized()
             return capture
         }
+        makeRecorder = { capture in
+            let holder = EntityUndoCaptureHolder(capture)
+            return EntityUndoRecorder(
+                begin: { address, retaining in
+                    holder.begin(address.assumingMemoryBound(to: EntityStore<Entity>.self), retaining: retaining)
+                },
+                end: { address in
+                    address.assumingMemoryBound(to: EntityStore<Entity>.self).pointee.endUndoCaptureBoxed(holder.capture)
+                })
+        }
     }
 
     /// Records `event`, about to be applied to `storage`.
@@ -185,10 +319,10 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         if retained === storage { retained = nil }
         if finish == nil { installSpecialized() }
         switch event {
-        case .update(let old):
-            patch.note(old.id, old)
+        case .update(let old, let slot):
+            note(old.id, old, slot: slot)
         case .insertion(let id):
-            patch.note(id, nil)
+            note(id, nil)
             patch.steps.append(.inserted(id))
         default:
             recordMembership(event, in: storage)
@@ -209,24 +343,24 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
             preconditionFailure("recorded inline")
         case .insertions(let ids):
             for id in ids {
-                patch.note(id, nil)
+                note(id, nil)
                 patch.steps.append(.inserted(id))
             }
         case .removal(let old, let slot):
-            patch.note(old.id, old)
+            note(old.id, old)
             patch.steps.append(.removed(old, position: storage.position(ofSlot: slot)))
         case .removals(let slots):
             // Recorded as successive removals, lowest first: each at its position once the
             // ones before it are gone.
             for (offset, slot) in slots.enumerated() {
                 let old = storage.entity(inSlot: slot)
-                patch.note(old.id, old)
+                note(old.id, old)
                 patch.steps.append(.removed(old, position: storage.position(ofSlot: slot) - offset))
             }
         case .removeAll:
             for slot in storage.slots.indices {
                 guard let old = storage.slots[slot] else { continue }
-                patch.note(old.id, old)
+                note(old.id, old)
                 patch.steps.append(.removed(old, position: 0))
             }
         case .reorder(let order):
@@ -234,9 +368,10 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         case .replacement(let other):
             recordReplacement(of: storage, by: other.storage)
         case .merge(let replaced, let added):
-            for old in replaced { patch.note(old.id, old) }
+            mayHoldUnchanged = true   // `replaced` may hold entities written back unchanged
+            for old in replaced { note(old.id, old) }
             for id in added {
-                patch.note(id, nil)
+                note(id, nil)
                 patch.steps.append(.inserted(id))
             }
         }
@@ -252,10 +387,10 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         for slot in old.slots.indices {
             guard let entity = old.slots[slot] else { continue }
             if let current = new.entity(forID: entity.id) {
-                if current != entity { patch.note(entity.id, entity) }
+                if current != entity { note(entity.id, entity) }
                 survivors.append(entity.id)
             } else {
-                patch.note(entity.id, entity)
+                note(entity.id, entity)
                 patch.steps.append(.removed(entity, position: position - removedSoFar))
                 removedSoFar += 1
             }
@@ -268,13 +403,59 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
             guard let entity = new.slots[slot] else { continue }
             newOrder.append(entity.id)
             if old.index[entity.id] == nil {
-                patch.note(entity.id, nil)
+                note(entity.id, nil)
                 patch.steps.append(.inserted(entity.id))
                 added.append(entity.id)
             }
         }
         let intermediate = survivors + added
         if intermediate != newOrder { patch.steps.append(.reordered(intermediate)) }
+    }
+}
+
+/// How a store at a known address records its undo steps (see `TypedStoreSlot`): `begin`
+/// installs a capture in the store at the address (`retaining` as in `beginUndoCapture`),
+/// `end` ends it and gives the boxed patch (`endUndoCaptureBoxed`).
+@usableFromInline
+struct EntityUndoRecorder {
+    let begin: (UnsafeMutableRawPointer, Bool) -> Void
+    let end: (UnsafeMutableRawPointer) -> Any?
+
+    @usableFromInline
+    init(begin: @escaping (UnsafeMutableRawPointer, Bool) -> Void, end: @escaping (UnsafeMutableRawPointer) -> Any?) {
+        self.begin = begin
+        self.end = end
+    }
+}
+
+/// The capture a store slot records with, reused from step to step while nothing else
+/// holds it (a copy of the store made during a step keeps its capture: the next step then
+/// gets a new one, so that a mutation of that copy records nothing into it).
+@usableFromInline
+final class EntityUndoCaptureHolder<Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
+    @usableFromInline var capture: EntityUndoCapture<Entity>
+
+    @usableFromInline
+    init(_ capture: EntityUndoCapture<Entity>) {
+        self.capture = capture
+    }
+
+    /// Starts a step in the store at `store`, as `EntityStore.beginUndoCapture` does.
+    @inlinable
+    func begin(_ store: UnsafeMutablePointer<EntityStore<Entity>>, retaining: Bool) {
+        if !isKnownUniquelyReferenced(&capture) {
+            capture = EntityUndoCapture(storage: nil, fingerprint: store.pointee._changeFingerprint, retains: retaining)
+            capture.installSpecialized()
+        }
+        let capture = self.capture
+        capture.isActive = true
+        // Nothing a step noted outlives it (a step that ended without a change keeps its patch).
+        capture.patch = EntityUndoPatch()
+        capture.mayHoldUnchanged = false
+        capture.retains = retaining
+        capture.retained = retaining ? store.pointee.storage : nil
+        capture.startFingerprint = store.pointee._changeFingerprint
+        store.pointee._undoCapture = capture
     }
 }
 
@@ -302,6 +483,7 @@ extension EntityStore {
     }
 
     /// Ends the step `capture` recorded; returns its patch, or `nil` if the store did not change.
+    @usableFromInline
     mutating func endUndoCapture(_ capture: EntityUndoCapture<Entity>) -> EntityUndoPatch<Entity>? {
         capture.isActive = false
         if _undoCapture !== capture, let old = capture.retained {
@@ -311,7 +493,7 @@ extension EntityStore {
         capture.retained = nil
         _undoCapture = nil
         guard _changeFingerprint != capture.startFingerprint else { return nil }
-        capture.patch.dropUnchanged(storage)
+        capture.dropUnchanged(storage)
         let patch = capture.patch
         capture.patch = EntityUndoPatch()   // a copy of the store may keep the capture alive
         return patch.isEmpty ? nil : patch
@@ -319,6 +501,7 @@ extension EntityStore {
 
     /// ``endUndoCapture(_:)`` with the patch boxed, by the capture's specialized `finish`
     /// when a mutation installed it.
+    @inlinable
     mutating func endUndoCaptureBoxed(_ capture: EntityUndoCapture<Entity>) -> Any? {
         guard let finish = capture.finish, _undoCapture === capture else { return endUndoCapture(capture) }
         capture.isActive = false
@@ -348,8 +531,8 @@ extension EntityStore {
                 index = start - 1
             }
         }
-        for id in patch.touched {
-            self[id] = patch.previous[id]!
+        for touch in patch.touches {
+            self[touch.id] = touch.previous
         }
     }
 

@@ -165,14 +165,14 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                         _observationLog.record(id, membership: true)
                     } else {
                         guard storage.slots[slot] != newValue else { return }
-                        captureForUndo(.update(storage.entity(inSlot: slot)))
+                        captureForUndo(.update(storage.entity(inSlot: slot), slot: slot))
                         storage.replace(inSlot: slot, with: newValue)
                         _changes.recordUpdate(id)
                         _observationLog.record(id)
                     }
                 } else if let slot = storage.index[id] {
                     guard storage.slots[slot] != newValue else { return }
-                    captureForUndo(.update(storage.entity(inSlot: slot)))
+                    captureForUndo(.update(storage.entity(inSlot: slot), slot: slot))
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
                     _changes.recordUpdate(id)
@@ -232,7 +232,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         try body(&value)
         precondition(value.id == id, "EntityStore.modify must not change the entity's id")
         guard value != old else { return true }
-        captureForUndo(.update(old))
+        captureForUndo(.update(old, slot: slot))
         makeUnique()
         storage.replace(inSlot: slot, with: value)
         _changes.recordUpdate(old.id)

@@ -127,8 +127,8 @@ public final class UndoMiddleware<State> {
 
     /// Records a step and clears redo; a coalescing step following a coalescing one is
     /// folded into it with `merge`.
-    func record(_ patch: StatePatch, coalescing: Bool, merge: (StatePatch, inout StatePatch) -> Void) {
-        patchRedo.removeAll()
+    func record(_ patch: consuming StatePatch, coalescing: Bool, merge: (StatePatch, inout StatePatch) -> Void) {
+        if !patchRedo.isEmpty { patchRedo.removeAll() }
         if coalescing, patchCoalescingRun, !patchUndo.isEmpty {
             merge(patch, &patchUndo[patchUndo.count - 1])
             return
@@ -149,9 +149,9 @@ public final class UndoMiddleware<State> {
         return patchRedo.popLast()
     }
 
-    func pushRedo(_ patch: StatePatch) { patchRedo.append(patch) }
+    func pushRedo(_ patch: consuming StatePatch) { patchRedo.append(patch) }
 
-    func pushUndo(_ patch: StatePatch) {
+    func pushUndo(_ patch: consuming StatePatch) {
         patchUndo.append(patch)
         if patchUndo.count > maxDepth { patchUndo.removeFirst() }
     }

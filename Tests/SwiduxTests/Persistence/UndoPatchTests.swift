@@ -109,6 +109,39 @@ struct UndoPatchTests {
         #expect(h.store.state.ui.filter == "milk")
     }
 
+    @Test func aStepThatChangedNothingLeavesNothingToTheNextStep() {
+        // The store slot reuses its capture from step to step: what a step noted (an entity
+        // changed and changed back: no step) must not reach the next one.
+        let h = BoardHarness([tile(1, "one"), tile(2, "two")])
+        h.store.send(.record { $0.cards.modify(1) { $0.text = "X" }; $0.cards.modify(1) { $0.text = "one" } })
+        h.store.send(.record { $0.cards.modify(1) { $0.text = "one" } })
+        #expect(!h.store.canUndo)
+        h.store.send(.skip { $0.cards.modify(1) { $0.text = "B" } })
+        h.store.send(.record { $0.cards.modify(2) { $0.text = "C" } })
+        h.store.undo()
+        #expect(h.store.state.cards.values == [tile(1, "B"), tile(2, "two")])
+        h.store.redo()
+        #expect(h.store.state.cards.values == [tile(1, "B"), tile(2, "C")])
+    }
+
+    @Test func aFieldWrittenWithAnEqualValueIsNotAStep() {
+        // Fields are compared byte-wise first, then with `==`: a new but equal value (other
+        // bytes: a new string buffer) changes nothing.
+        let h = BoardHarness([])
+        h.store.send(.record { $0.title = String(repeating: "x", count: 40) })
+        #expect(h.undo.undoCount == 1)
+        h.store.send(.record { $0.title = String(repeating: "x", count: 20) + String(repeating: "x", count: 20) })
+        #expect(h.undo.undoCount == 1)
+        h.store.send(.record { $0.ui.filter = "a" })
+        h.store.send(.record { $0.ui.filter.append("b") })   // mutated in place
+        #expect(h.undo.undoCount == 3)
+        h.store.undo()
+        #expect(h.store.state.ui.filter == "a")
+        h.store.undo()
+        #expect(h.store.state.ui.filter == "")
+        #expect(h.store.state.title == String(repeating: "x", count: 40))
+    }
+
     @Test func skippedActionsRecordNothing() {
         let h = BoardHarness([tile(1)])
         h.store.send(.skip { $0.cards[2] = tile(2) })

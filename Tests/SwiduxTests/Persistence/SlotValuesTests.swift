@@ -1,0 +1,33 @@
+import Testing
+@testable import Swidux
+
+/// `SlotValues` (an undo step's values by slot: the first inline, the others in an array)
+/// against a dictionary, through random sets and removals.
+@Suite("Undo step slot values")
+struct SlotValuesTests {
+    @Test func behavesLikeADictionaryOfSlots() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            var values = SlotValues()
+            var model: [Int: Int] = [:]
+            var order: [Int] = []   // slots in the order they got a value (iteration order)
+            for _ in 0..<30 {
+                let slot = Int.random(in: 0..<5, using: &generator)
+                if Bool.random(using: &generator) {
+                    let value = Int.random(in: 0..<1000, using: &generator)
+                    values[slot] = value
+                    if model[slot] == nil { order.append(slot) }
+                    model[slot] = value
+                } else {
+                    values[slot] = nil
+                    model[slot] = nil
+                    order.removeAll { $0 == slot }
+                }
+                #expect(values.isEmpty == model.isEmpty)
+                for slot in 0..<5 { #expect(values[slot] as? Int == model[slot]) }
+                #expect(values.map(\.index) == order)
+                #expect(values.map { $0.value as! Int } == order.map { model[$0]! })
+            }
+        }
+    }
+}
