@@ -132,7 +132,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             notifyObservers()
             return
         }
-        let layout = undoLayout(for: state)
+        let layout = currentUndoLayout()
         isRecordingUndo = true
         // Only the ids it removes matter: nothing holds the storage (an edit path that does
         // not capture, e.g. external changes, must not copy it).
@@ -239,7 +239,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         var recording: UndoLayout<State>.Recording?
         if policy != .skip {
             isRecordingUndo = true
-            recording = undoLayout(for: state).begin(statePointer)
+            recording = currentUndoLayout().begin(statePointer)
         }
         // Guarded: walking an array of `any Middleware<State, Action>`, even an empty one,
         // looks the (parameterized) existential's metadata up on every send.
@@ -256,7 +256,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             let patch = layout.end(recording, statePointer)
             isRecordingUndo = false
             if !patch.isEmpty {
-                undoStack.record(patch, coalescing: policy == .coalesce, merge: layout.merge)
+                undoStack.record(consume patch, coalescing: policy == .coalesce, merge: layout.merge)
                 // A recorded step leaves canUndo true and canRedo false: nothing to notify
                 // when that is what observers last saw.
                 if !notifiedUndoStatus.canUndo || notifiedUndoStatus.canRedo { undoStatusChanged() }
@@ -336,7 +336,9 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         }
     }
 
-    private func undoLayout(for state: State) -> UndoLayout<State> {
+    /// The state's undo layout, made from the current state at first use. (No state
+    /// parameter: passing the state copies it, which retains every slice it holds, per send.)
+    private func currentUndoLayout() -> UndoLayout<State> {
         if let undoLayout { return undoLayout }
         let layout = UndoLayout(for: state)
         undoLayout = layout
@@ -363,7 +365,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         isReducing = true   // an observer sending while notified is queued
         isRecordingUndo = true
         let persistence = self.persistence
-        let inverse = undoLayout(for: state).apply(patch, to: &state) { next, current in
+        let inverse = currentUndoLayout().apply(patch, to: &state) { next, current in
             persistence?.prepareRestore(&next, current: current)
         }
         isRecordingUndo = false

@@ -291,8 +291,9 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         finish = { capture, storage in
             capture.dropUnchanged(storage)
             guard !capture.patch.isEmpty else { return nil }
-            let patch = capture.patch
-            capture.patch = EntityUndoPatch()   // a copy of the store may keep the capture alive
+            // Taken out (a copy of the store may keep the capture alive), moved, not copied.
+            var patch = EntityUndoPatch<Entity>()
+            swap(&patch, &capture.patch)
             return patch
         }
         makeNext = { storage, fingerprint, retains in
@@ -494,8 +495,8 @@ extension EntityStore {
         _undoCapture = nil
         guard _changeFingerprint != capture.startFingerprint else { return nil }
         capture.dropUnchanged(storage)
-        let patch = capture.patch
-        capture.patch = EntityUndoPatch()   // a copy of the store may keep the capture alive
+        var patch = EntityUndoPatch<Entity>()   // taken out: a copy of the store may keep the capture alive
+        swap(&patch, &capture.patch)
         return patch.isEmpty ? nil : patch
     }
 
