@@ -20,11 +20,25 @@
 /// changes.upserted   // [2]
 /// ```
 public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
-    // Storage: one dictionary entry per recorded id (one hash per record), pointing into a
-    // journal of entries in record order. A re-recorded id whose place changes (a deletion,
-    // a re-insertion) leaves a stale entry behind; the journal is compacted when the stale
-    // entries outnumber the live ones. Reading `upserted`, `deleted` or `inserted` walks the
-    // journal: no sorting, no hashing.
+    // Storage: a journal of entries in record order, and a way to find an id's live entry.
+    // A re-recorded id whose place changes (a deletion, a re-insertion) leaves a stale entry
+    // behind; the journal is compacted when the stale entries outnumber the live ones.
+    // Reading `upserted`, `deleted` or `inserted` walks the journal: no sorting, no hashing.
+    //
+    // Two ways to find an id's live entry:
+    // - By id (`bySlot == false`): `places` maps every recorded id to its live entry (one
+    //   hash per record). Change sets built by hand, and every change set once it left its
+    //   store, work this way.
+    // - By slot (`bySlot == true`, only inside an `EntityStore`): the store records through
+    //   the `slot:` methods below, which stamp the entity's slot in the store's storage with
+    //   the index of its entry, so that recording an insertion, update or deletion hashes
+    //   nothing. Invariant: every live insertion or update entry is stamped in the slot of
+    //   its entity (the store calls `indexAll()` before anything that moves entities between
+    //   slots without their stamps); live deletion entries are in `places` below
+    //   `unindexedFrom` and unindexed from it on (they are hashed only when an id new to the
+    //   store arrives while some are live: a possible re-insertion). A stamp is a hint: it
+    //   counts only if the entry it names is live and has the entity's id, so stale stamps
+    //   (a drained journal, a copy) are harmless.
 
     /// What an entry of the journal records.
     @usableFromInline
@@ -39,18 +53,30 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     struct Entry: Sendable {
         @usableFromInline var id: ID
         @usableFromInline var kind: Kind
-        @inlinable init(id: ID, kind: Kind) {
+        /// The slot of the entity in its store's storage when it was recorded (-1: unknown):
+        /// a hint for the writer that drains it, valid only if that slot still holds `id`.
+        @usableFromInline var slot: Int
+        @inlinable init(id: ID, kind: Kind, slot: Int = -1) {
             self.id = id
             self.kind = kind
+            self.slot = slot
         }
     }
 
-    /// Recorded id → index of its live entry in `journal`.
+    /// Recorded id → index of its live entry in `journal` (by slot: only some deletions).
     @usableFromInline var places: [ID: Int] = [:]
     /// The records in the order they were made (stale ones included until compaction).
     @usableFromInline var journal: [Entry] = []
     /// How many entries of `journal` are stale.
     @usableFromInline var staleCount = 0
+    /// How many entries of `journal` are live (the number of recorded ids).
+    @usableFromInline var liveCount = 0
+    /// Live entries are found by their entity's slot stamp (see the storage notes above).
+    @usableFromInline var bySlot = true
+    /// By slot: the live deletion entries from this index on are not in `places` yet.
+    @usableFromInline var unindexedFrom = 0
+    /// By slot: how many deletion entries are live.
+    @usableFromInline var liveDeletions = 0
 
     @usableFromInline var _orderChanged = false
     /// Set by `EntityStore.merge(from:)` when it added entities: it records nothing, but an
@@ -68,7 +94,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Ids whose latest record is a deletion, in the order they were recorded.
     public var deleted: [ID] { ids { $0 == .deletion } }
     /// The ids whose latest record is an upsert, as a set (``upserted`` gives their order).
-    /// Each read builds the set; to test one id, ``isUpserted(_:)`` is O(1).
+    /// Each read builds the set; to test one id, use ``isUpserted(_:)``.
     ///
     /// ```swift
     /// items[card.id] = card
@@ -86,7 +112,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     }
 
     /// The ids whose latest record is a deletion, as a set (``deleted`` gives their order).
-    /// Each read builds the set; to test one id, ``isDeleted(_:)`` is O(1).
+    /// Each read builds the set; to test one id, use ``isDeleted(_:)``.
     ///
     /// ```swift
     /// items[card.id] = nil
@@ -99,6 +125,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
         get { Set(deleted) }
         @available(*, deprecated, message: "Record changes with recordDeletion(_:)")
         set {
+            indexAll()
             for id in deleted where !newValue.contains(id) { forget(id) }
             for id in newValue where !isDeleted(id) { recordDeletion(id) }
         }
@@ -116,14 +143,21 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
 
     /// `true` when nothing was recorded.
     @inlinable
-    public var isEmpty: Bool { places.isEmpty && !orderChanged }
+    public var isEmpty: Bool { liveCount == 0 && !orderChanged }
 
     /// The number of ids recorded (upserted plus deleted).
-    public var count: Int { places.count }
+    public var count: Int { liveCount }
 
     /// `true` if `id`'s latest record is an upsert.
+    ///
+    /// - Complexity: O(1) on average for a change set built by hand or returned by
+    ///   ``EntityStore/drainChanges()``; O(*c*) (*c* records) for one read in place from a
+    ///   store (`items.changes`), which keeps no id index so that recording hashes nothing.
+    ///   To ask about many ids, ask a drained change set.
     public func isUpserted(_ id: ID) -> Bool { kind(of: id).map { $0 != .deletion } ?? false }
     /// `true` if `id`'s latest record is a deletion.
+    ///
+    /// - Complexity: as ``isUpserted(_:)``.
     public func isDeleted(_ id: ID) -> Bool { kind(of: id) == .deletion }
     /// `true` if `id`'s latest record is an insertion (see ``inserted``).
     ///
@@ -131,6 +165,8 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// items[new.id] = new
     /// items.changes.isInserted(new.id)   // true
     /// ```
+    ///
+    /// - Complexity: as ``isUpserted(_:)``.
     public func isInserted(_ id: ID) -> Bool { kind(of: id) == .insertion }
 
     /// Records that `id` was written without saying whether it is new: a plain upsert,
@@ -189,9 +225,9 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
 
     /// Folds `newer` into this change set; `newer`'s records win.
     public mutating func merge(_ newer: ChangeSet<ID>) {
-        for id in newer.deleted { recordDeletion(id) }
-        for id in newer.upserted {
-            if newer.isInserted(id) { recordInsertion(id) } else { recordUpdate(id) }
+        for entry in newer.journal where entry.kind == .deletion { recordDeletion(entry.id) }
+        for entry in newer.journal where entry.kind == .insertion || entry.kind == .update {
+            if entry.kind == .insertion { recordInsertion(entry.id) } else { recordUpdate(entry.id) }
         }
         if newer.orderChanged { _orderChanged = true }
         if newer._rehydrated { _rehydrated = true }
@@ -201,23 +237,143 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     public mutating func removeAll() {
         places.removeAll(keepingCapacity: true)
         journal.removeAll(keepingCapacity: true)
-        staleCount = 0
-        _orderChanged = false
-        _rehydrated = false
+        resetCounts()
     }
 
     public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
-        guard lhs.orderChanged == rhs.orderChanged, lhs.places.count == rhs.places.count else { return false }
-        for (id, place) in lhs.places where rhs.kind(of: id) != lhs.journal[place].kind { return false }
+        guard lhs.orderChanged == rhs.orderChanged, lhs.liveCount == rhs.liveCount else { return false }
+        var rhs = rhs
+        rhs.indexAll()
+        for entry in lhs.journal where entry.kind != .stale && rhs.kind(of: entry.id) != entry.kind { return false }
         return true
     }
 
     // MARK: Recording
 
-    /// The kind of `id`'s live record, if any.
+    /// The kind of `id`'s live record, if any. O(1) by id; by slot (a store's own change set,
+    /// read in place), a walk of the journal.
     @inlinable
     func kind(of id: ID) -> Kind? {
-        places[id].map { journal[$0].kind }
+        guard bySlot else { return places[id].map { journal[$0].kind } }
+        for entry in journal.reversed() where entry.kind != .stale && entry.id == id { return entry.kind }
+        return nil
+    }
+
+    /// Switches to finding entries by id: hashes every live entry not in `places` yet.
+    /// O(live entries) the first time, O(1) after.
+    @inlinable
+    mutating func indexAll() {
+        guard bySlot else { return }
+        bySlot = false
+        guard liveCount > 0 else { return }
+        places.reserveCapacity(liveCount)
+        for index in journal.indices where journal[index].kind != .stale {
+            places[journal[index].id] = index
+        }
+    }
+
+    /// Hashes the live deletion entries recorded by slot since the last call.
+    @inlinable
+    mutating func indexDeletions() {
+        var index = unindexedFrom
+        while index < journal.count {
+            if journal[index].kind == .deletion { places[journal[index].id] = index }
+            index += 1
+        }
+        unindexedFrom = journal.count
+    }
+
+    /// By slot, `true` when some live entry is an insertion or update: only then can a
+    /// stamp name one (deletions and insertions of new ids need not read it otherwise).
+    @inlinable
+    var mayHaveStampedUpserts: Bool { liveCount > liveDeletions }
+
+    /// The index of `id`'s live insertion or update entry if `stamp` (its slot's) names one.
+    @inlinable
+    func stampedEntry(of id: ID, stamp: UInt32) -> Int? {
+        let place = Int(stamp) &- 1
+        guard place >= 0, place < journal.count else { return nil }
+        let entry = journal[place]
+        guard entry.kind == .insertion || entry.kind == .update, entry.id == id else { return nil }
+        return place
+    }
+
+    /// Records an insertion (`isNew`: the store did not have the id) or an update of `id`,
+    /// whose entity is now in `slot` of the store's storage, where `stamp` is stamped.
+    /// Returns the stamp to put in that slot instead, if any.
+    @inlinable
+    mutating func recordUpsert(_ id: ID, isNew: Bool, slot: Int, stamp: UInt32) -> UInt32? {
+        let kind: Kind = isNew ? .insertion : .update
+        guard bySlot, journal.count < Int(UInt32.max) - 1 else {
+            record(id, kind)
+            if let place = places[id] { journal[place].slot = slot }
+            return nil
+        }
+        if !isNew, let place = stampedEntry(of: id, stamp: stamp) {
+            // An update after an upsert keeps its place and kind.
+            journal[place].slot = slot
+            return nil
+        }
+        var staled = false
+        if isNew, liveDeletions > 0 {
+            // Maybe added again after a recorded deletion: then it moved to the end.
+            indexDeletions()
+            if let place = places.removeValue(forKey: id) {
+                journal[place].kind = .stale
+                liveDeletions -= 1
+                liveCount -= 1
+                _orderChanged = true
+                staled = true
+            }
+        }
+        let place = journal.count
+        journal.append(Entry(id: id, kind: kind, slot: slot))
+        liveCount += 1
+        if staled { didStale() }
+        // A compaction (by id from then on) leaves the stamp unused: harmless.
+        return UInt32(truncatingIfNeeded: place + 1)
+    }
+
+    /// Records the deletion of `id`, whose entity was in a slot stamped `stamp`.
+    @inlinable
+    mutating func recordDeletion(_ id: ID, stamp: UInt32) {
+        guard bySlot, journal.count < Int(UInt32.max) - 1 else {
+            record(id, .deletion)
+            return
+        }
+        let staled: Bool
+        if let place = stampedEntry(of: id, stamp: stamp) {
+            journal[place].kind = .stale
+            liveCount -= 1
+            staled = true
+        } else {
+            staled = false
+        }
+        journal.append(Entry(id: id, kind: .deletion))
+        liveCount += 1
+        liveDeletions += 1
+        if staled { didStale() }
+    }
+
+    /// Counts a new stale entry; compacts the journal when they outnumber the live ones.
+    @inlinable
+    mutating func didStale() {
+        staleCount += 1
+        if staleCount > 16, staleCount > journal.count / 2 {
+            indexAll()
+            compact()
+        }
+    }
+
+    @inlinable
+    mutating func resetCounts() {
+        staleCount = 0
+        liveCount = 0
+        bySlot = true
+        unindexedFrom = 0
+        liveDeletions = 0
+        _orderChanged = false
+        _rehydrated = false
     }
 
     /// The ids of the live entries whose kind passes `include`, in journal order.
@@ -231,12 +387,12 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Records `kind` for `id` (the rules in the type's documentation), hashing `id` once.
     @inlinable
     mutating func record(_ id: ID, _ kind: Kind) {
+        if bySlot { indexAll() }
+        let before = journal.count
         let staled = Self.record(kind, of: id, place: &places[id, default: -1], journal: &journal,
                                  orderChanged: &_orderChanged)
-        if staled {
-            staleCount += 1
-            if staleCount > 16, staleCount > journal.count / 2 { compact() }
-        }
+        if !staled, journal.count > before { liveCount += 1 }
+        if staled { didStale() }
     }
 
     /// Applies a record to `id`'s place (-1: not recorded yet). Returns `true` if it left a
@@ -277,45 +433,58 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// every drain would cost its size).
     @inlinable
     mutating func removeAllAfterDrain() {
-        if places.capacity <= 64 {
-            places.removeAll(keepingCapacity: true)
-            journal.removeAll(keepingCapacity: true)
+        if !places.isEmpty {
+            if places.capacity <= 64 {
+                places.removeAll(keepingCapacity: true)
+            } else {
+                places = [:]
+            }
+        }
+        if journal.capacity <= 64 {
+            // One at a time: `Array.removeLast()` is cheap, the ranged removals are generic.
+            if journal.count <= 4 {
+                while !journal.isEmpty { journal.removeLast() }
+            } else {
+                journal.removeAll(keepingCapacity: true)
+            }
         } else {
-            places = [:]
             journal = []
         }
-        staleCount = 0
-        _orderChanged = false
-        _rehydrated = false
+        resetCounts()
     }
 
     /// Makes room for `additional` more records without rehashing.
     @inlinable
     mutating func reserveCapacity(_ additional: Int) {
         // Geometric, so that repeated small reservations stay amortized O(1).
-        let needed = places.count + additional
-        if places.capacity < needed { places.reserveCapacity(Swift.max(needed, 2 * places.count)) }
+        if !bySlot {
+            let needed = places.count + additional
+            if places.capacity < needed { places.reserveCapacity(Swift.max(needed, 2 * places.count)) }
+        }
         let entries = journal.count + additional
         if journal.capacity < entries { journal.reserveCapacity(Swift.max(entries, 2 * journal.count)) }
     }
 
     /// The Swidux 1.0 `upserts` setter: forgets the upserts not in `ids`, records the new ones.
     mutating func replaceUpserts(with ids: Set<ID>) {
+        indexAll()
         for id in upserted where !ids.contains(id) { forget(id) }
         for id in ids where !isUpserted(id) { recordUpsert(id) }
     }
 
     /// Forgets `id`'s record (Swidux 1.0 set-style edits).
     mutating func forget(_ id: ID) {
+        indexAll()
         guard let place = places.removeValue(forKey: id) else { return }
         journal[place].kind = .stale
-        staleCount += 1
-        if staleCount > 16, staleCount > journal.count / 2 { compact() }
+        liveCount -= 1
+        didStale()
     }
 
     /// Drops the stale entries of the journal. O(live entries); amortized O(1) per record.
     @usableFromInline
     mutating func compact() {
+        indexAll()
         var kept: [Entry] = []
         kept.reserveCapacity(journal.count - staleCount)
         for entry in journal where entry.kind != .stale {

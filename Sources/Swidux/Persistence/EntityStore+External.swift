@@ -8,6 +8,8 @@ extension EntityStore {
     /// - Complexity: O(changed) when the placed entities go to the end (new rows appended
     ///   by the source); O(*n*) once when some must go before existing entities, or with `order`.
     mutating func applyExternal(deletions: [ID], upserts: [ExternalUpsert<Entity>], order: [ID]?) {
+        // Entities may move between slots (unrecorded): find the recorded ones by id.
+        _changes.indexAll()
         var changed = false
         if !deletions.isEmpty, removeUnrecorded(deletions) { changed = true }
         var placed: [ExternalUpsert<Entity>] = []

@@ -5,11 +5,11 @@ extension EntityStore {
     /// - index ↔ slots: every indexed id is in its slot, every live slot is indexed;
     /// - the live count is the number of non-empty slots;
     /// - the last slot is live (trailing tombstones are popped);
-    /// - tombstones never outnumber the living (the compaction policy);
+    /// - tombstones are never more than twice the living (the compaction policy);
     /// - the first-tombstone mark is exact and the position map, when built, is right.
     func _checkInvariants() {
         #if DEBUG
-        if let violation = storage._invariantViolation() {
+        if let violation = storage._invariantViolation() ?? _changesInvariantViolation() {
             preconditionFailure(violation)
         }
         #endif
@@ -19,10 +19,47 @@ extension EntityStore {
     /// For tests that want to report rather than crash.
     func _invariantViolation() -> String? {
         #if DEBUG
-        return storage._invariantViolation()
+        return storage._invariantViolation() ?? _changesInvariantViolation()
         #else
         return nil
         #endif
+    }
+
+    /// The change set's bookkeeping: one live entry per recorded id, the counts right, and,
+    /// while it finds entries by slot, every live insertion or update stamped in its
+    /// entity's slot and every live deletion of an id the store does not have.
+    func _changesInvariantViolation() -> String? {
+        var seen = Set<ID>()
+        var live = 0, stale = 0, deletions = 0
+        for (index, entry) in _changes.journal.enumerated() {
+            if entry.kind == .stale { stale += 1; continue }
+            live += 1
+            guard seen.insert(entry.id).inserted else { return "ChangeSet: two live entries for id \(entry.id)" }
+            if _changes.bySlot {
+                if entry.kind == .deletion {
+                    deletions += 1
+                    if storage.index[entry.id] != nil { return "ChangeSet: live deletion of id \(entry.id), which the store has" }
+                    if index < _changes.unindexedFrom, _changes.places[entry.id] != index {
+                        return "ChangeSet: indexed deletion of id \(entry.id) not in places"
+                    }
+                } else {
+                    guard let slot = storage.index[entry.id] else { return "ChangeSet: live upsert of id \(entry.id), which the store lacks" }
+                    guard storage.stamp(at: slot) == UInt32(index + 1) else {
+                        return "ChangeSet: id \(entry.id) in slot \(slot) stamped \(storage.stamp(at: slot)), its entry is \(index)"
+                    }
+                }
+            } else if _changes.places[entry.id] != index {
+                return "ChangeSet: id \(entry.id) not indexed at its entry \(index)"
+            }
+        }
+        guard live == _changes.liveCount, stale == _changes.staleCount else {
+            return "ChangeSet: \(live) live and \(stale) stale entries, counted \(_changes.liveCount) and \(_changes.staleCount)"
+        }
+        if _changes.bySlot, deletions != _changes.liveDeletions {
+            return "ChangeSet: \(deletions) live deletions, counted \(_changes.liveDeletions)"
+        }
+        if !_changes.bySlot, _changes.places.count != live { return "ChangeSet: \(_changes.places.count) ids indexed, \(live) live" }
+        return nil
     }
 
     /// How many times the storage was compacted (carried over by copies; `sort`,
@@ -57,7 +94,7 @@ extension EntityStore.Storage {
         guard live == index.count else { return "EntityStore: \(live) live slots but \(index.count) indexed ids" }
         guard tombstoneCount == slots.count - live else { return "EntityStore: tombstone count mismatch" }
         guard slots.last.map({ $0 != nil }) ?? true else { return "EntityStore: trailing tombstone" }
-        guard tombstoneCount <= live else { return "EntityStore: \(tombstoneCount) tombstones outnumber \(live) entities" }
+        guard tombstoneCount <= 2 * live else { return "EntityStore: \(tombstoneCount) tombstones, more than twice the \(live) entities" }
         guard firstTombstone == (firstEmpty ?? .max) else {
             return "EntityStore: first tombstone is \(String(describing: firstEmpty)), recorded \(firstTombstone)"
         }

@@ -7,9 +7,13 @@ import Atomics
 //   in its slot, so a delete never shifts the other entities nor re-indexes them.
 // - `index` maps every live id to its slot.
 // - Tombstones at the end of `slots` are popped at once, so the last slot is always live.
-// - When the tombstones outnumber the live entities, the slots are compacted (rebuilt
-//   without tombstones, the index updated). A compaction costs O(live + tombstones) and
-//   is paid for by the more than `live` deletes since the previous one: amortized O(1).
+// - When the tombstones are more than twice the live entities, the slots are compacted
+//   (rebuilt without tombstones, the index updated). A compaction costs O(live + tombstones)
+//   and is paid for by the more than `2 × live` deletes since the previous one: amortized
+//   O(1). (Twice rather than once: deleting everything moves half as many entities, and a
+//   `Dictionary`, the alternative, never gives back its capacity at all.)
+// - `stamps` (see `ChangeSet`) gives, per slot, the entry of the entity's id in the store's
+//   change set, so that recording a change hashes nothing.
 // - Positions (0..<count over the live entities) equal slots while there is no tombstone.
 //   Otherwise a position → slot map is built lazily, at most once per layout, and
 //   published through an atomic lazy reference so that copies of the store read on
@@ -46,6 +50,7 @@ extension EntityStore {
         struct Fields {
             @usableFromInline var slots: [Entity?]
             @usableFromInline var index: [ID: Int]
+            @usableFromInline var stamps: [UInt32]
             @usableFromInline var firstTombstone: Int
             @usableFromInline var lastTombstone: Int
             @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
@@ -56,6 +61,7 @@ extension EntityStore {
             init() {
                 slots = []
                 index = [:]
+                stamps = []
                 firstTombstone = .max
                 lastTombstone = -1
                 positionCache = nil
@@ -75,6 +81,14 @@ extension EntityStore {
         @inlinable var index: [ID: Int] {
             _read { yield fields.pointee.index }
             _modify { yield &fields.pointee.index }
+        }
+        /// Per slot, 1 + the index of the live entry of the entity's id in the store's
+        /// change set, 0 for none (see `ChangeSet`): a hint that spares the change set a hash
+        /// per record. May be shorter than `slots` (missing stamps are 0) or longer (stamps
+        /// of popped slots, hints like any other). Moves with the entities when compacting.
+        @inlinable var stamps: [UInt32] {
+            _read { yield fields.pointee.stamps }
+            _modify { yield &fields.pointee.stamps }
         }
         /// The lowest slot holding a tombstone, `Int.max` when there is none.
         @inlinable var firstTombstone: Int {
@@ -133,6 +147,7 @@ extension EntityStore {
             let copy = Storage()
             copy.slots = slots
             copy.index = index
+            copy.stamps = stamps
             copy.firstTombstone = firstTombstone
             copy.lastTombstone = lastTombstone
             copy.compactionCount = compactionCount
@@ -157,11 +172,24 @@ extension EntityStore {
             slots[slot].unsafelyUnwrapped
         }
 
+        /// The id of the live entity in `slot`, read in place.
+        @inlinable
+        func id(inSlot slot: Int) -> ID {
+            slots[slot].unsafelyUnwrapped.id
+        }
+
         /// The entity with `id`, if any.
         @inlinable
         func entity(forID id: ID) -> Entity? {
             guard let slot = index[id] else { return nil }
             return slots[slot].unsafelyUnwrapped
+        }
+
+        /// The entity with `id`, looked for in `slot` first (a hint, -1 for none).
+        @inlinable
+        func entity(forID id: ID, hint slot: Int) -> Entity? {
+            if slot >= 0, slot < slots.count, let entity = slots[slot], entity.id == id { return entity }
+            return entity(forID: id)
         }
 
         // MARK: Positions
@@ -209,7 +237,26 @@ extension EntityStore {
             return EntityStorePositionMap(base: base, slots: map)
         }
 
+        /// The change-set stamp of `slot` (0: none).
+        @inlinable
+        func stamp(at slot: Int) -> UInt32 {
+            slot < stamps.count ? stamps[slot] : 0
+        }
+
         // MARK: Mutations (uniquely referenced storage only)
+
+        /// Stamps `slot` with `stamp` if there is one (see `ChangeSet`).
+        @inlinable
+        func setStamp(_ stamp: UInt32?, at slot: Int) {
+            guard let stamp else { return }
+            let count = stamps.count
+            if slot < count {
+                stamps[slot] = stamp
+            } else {
+                if slot > count { stamps.append(contentsOf: repeatElement(0, count: slot - count)) }
+                stamps.append(stamp)
+            }
+        }
 
         /// Appends an entity whose id is not in the storage.
         @inlinable
@@ -267,16 +314,14 @@ extension EntityStore {
         /// Deletes the entity in `slot`, which must be live, without updating the layout
         /// bookkeeping; call `didRemove(lowestSlot:highestSlot:)` after a series of these.
         @inlinable
-        func tombstone(slot: Int) -> ID {
-            let id = slots[slot].unsafelyUnwrapped.id
-            index.removeValue(forKey: id)
+        func tombstone(slot: Int) {
+            index.removeValue(forKey: id(inSlot: slot))
             slots[slot] = nil
-            return id
         }
 
         /// Bookkeeping after tombstones were made between `lowestSlot` and `highestSlot`:
         /// invalidates the position map, pops trailing tombstones, compacts when they
-        /// outnumber the living.
+        /// are more than twice the living.
         @inlinable
         func didRemove(lowestSlot: Int, highestSlot: Int) {
             if firstTombstone == .max {
@@ -286,7 +331,10 @@ extension EntityStore {
                 if lowestSlot < firstTombstone { firstTombstone = lowestSlot }
                 if highestSlot > lastTombstone { lastTombstone = highestSlot }
             }
-            while let last = slots.last, last == nil { slots.removeLast() }
+            if highestSlot == slots.count - 1 {
+                // Only a removal at the end leaves trailing tombstones.
+                while let last = slots.last, last == nil { slots.removeLast() }
+            }
             // The last slot is live: no tombstone is above the one before it.
             if lastTombstone > slots.count - 2 { lastTombstone = slots.count - 2 }
             if firstTombstone >= slots.count {
@@ -294,9 +342,10 @@ extension EntityStore {
                 firstTombstone = .max
                 lastTombstone = -1
                 positionCache = nil
-            } else if tombstoneCount > index.count {
+            } else if tombstoneCount > 2 * index.count {
                 compact()
-            } else if positionCache == nil || positionCache?.load() != nil {
+            } else if fields.pointee.positionCache == nil || fields.pointee.positionCache?.load() != nil {
+                // No cache, or its map was built (stale now): a fresh, empty one.
                 positionCache = ManagedAtomicLazyReference()
             }
         }
@@ -309,13 +358,8 @@ extension EntityStore {
             let first = firstTombstone
             // The new slot of every live slot from `first` on.
             var moved = [Int](repeating: 0, count: slots.count - first)
-            var write = first
-            for read in first..<slots.count {
-                guard let entity = slots[read] else { continue }
-                slots[write] = entity
-                moved[read - first] = write
-                write += 1
-            }
+            let write = Self.compact(&fields.pointee.slots, stamps: &fields.pointee.stamps, from: first, moved: &moved)
+            if stamps.count > write { stamps.removeLast(stamps.count - write) }
             Self.remap(&index.values, from: first, to: moved)
             compactionCount += 1
             compactionWork += slots.count - firstTombstone
@@ -323,6 +367,29 @@ extension EntityStore {
             firstTombstone = .max
             lastTombstone = -1
             positionCache = nil
+        }
+
+        /// Moves the live slots from `first` on down over the tombstones, with their stamps
+        /// (a missing stamp is 0); `moved[slot - first]` gets each one's new slot (unless
+        /// `moved` is empty). Returns
+        /// the number of slots kept. One exclusive access to each array, no copy of an entity.
+        @inlinable
+        static func compact(_ slots: inout [Entity?], stamps: inout [UInt32], from first: Int, moved: inout [Int]) -> Int {
+            let stamped = Swift.min(stamps.count, slots.count)
+            var write = first
+            stamps.withUnsafeMutableBufferPointer { stamps in
+                slots.withUnsafeMutableBufferPointer { slots in
+                    // Everything from `write` to `read` is a tombstone: swapping moves the
+                    // entity down without copying it (no retain, no release).
+                    for read in first..<slots.count where slots[read] != nil {
+                        slots.swapAt(write, read)
+                        if read < stamped { stamps[write] = stamps[read] } else if write < stamped { stamps[write] = 0 }
+                        if !moved.isEmpty { moved[read - first] = write }
+                        write += 1
+                    }
+                }
+            }
+            return write
         }
 
         /// Replaces each slot from `first` on by its new place in `moved`.
@@ -334,6 +401,74 @@ extension EntityStore {
                 if slot >= first { values[position] = moved[slot - first] }
                 values.formIndex(after: &position)
             }
+        }
+
+        /// The live entities in order, each with its slot.
+        @inlinable
+        func entitiesWithSlots() -> [(entity: Entity, slot: Int)] {
+            var result: [(entity: Entity, slot: Int)] = []
+            result.reserveCapacity(index.count)
+            for slot in slots.indices {
+                if let entity = slots[slot] { result.append((entity, slot)) }
+            }
+            return result
+        }
+
+        /// Puts the live entities in the order of `order` (all of them, each with its current
+        /// slot), with no tombstone left: the index is remapped from the permutation (no
+        /// hashing) and the stamps move with their entities. O(slots).
+        @inlinable
+        func permute(to order: [(entity: Entity, slot: Int)]) {
+            var moved = [Int](repeating: 0, count: slots.count)
+            let stamped = stamps.count
+            var newStamps = [UInt32](repeating: 0, count: stamped == 0 ? 0 : order.count)
+            var newSlots: [Entity?] = []
+            newSlots.reserveCapacity(order.count)
+            for (position, item) in order.enumerated() {
+                moved[item.slot] = position
+                newSlots.append(item.entity)
+                if item.slot < stamped { newStamps[position] = stamps[item.slot] }
+            }
+            slots = newSlots
+            stamps = newStamps
+            Self.remap(&index.values, from: 0, to: moved)
+            firstTombstone = .max
+            lastTombstone = -1
+            positionCache = nil
+        }
+
+        /// Deletes the live entities in `doomed` (ascending slots) and every tombstone, then
+        /// indexes the survivors anew: one hash per survivor, against one hash per deleted
+        /// id plus the rehash of its neighbours when removing ids from the index one by one.
+        /// The cheaper way when many go. O(slots).
+        @inlinable
+        func removeReindexing(_ doomed: [Int]) {
+            Self.clear(&fields.pointee.slots, doomed)
+            let first = Swift.min(doomed[0], firstTombstone)
+            var noMoves: [Int] = []
+            let kept = Self.compact(&fields.pointee.slots, stamps: &fields.pointee.stamps, from: first, moved: &noMoves)
+            slots.removeLast(slots.count - kept)
+            if stamps.count > kept { stamps.removeLast(stamps.count - kept) }
+            index = [:]
+            index = Self.index(of: slots)
+            firstTombstone = .max
+            lastTombstone = -1
+            positionCache = nil
+        }
+
+        @inlinable
+        static func clear(_ slots: inout [Entity?], _ doomed: [Int]) {
+            slots.withUnsafeMutableBufferPointer { slots in
+                for slot in doomed { slots[slot] = nil }
+            }
+        }
+
+        /// Id → slot of tombstone-free `slots`.
+        @inlinable
+        static func index(of slots: [Entity?]) -> [ID: Int] {
+            var index = [ID: Int](minimumCapacity: slots.count)
+            for slot in slots.indices { index[slots[slot].unsafelyUnwrapped.id] = slot }
+            return index
         }
 
         /// Makes the slots contiguous if they have tombstones.

@@ -560,6 +560,7 @@ extension EntityStore {
             placed.sort { $0.position < $1.position }
         }
         captureForUndo(.insertions(placed.map(\.entity.id)))
+        _changes.indexAll()
         makeUnique()
         storage.reinsert(placed)
         for item in placed {
@@ -582,6 +583,7 @@ extension EntityStore {
         guard sorted != slots else { return }
         captureForUndo(.reorder(sorted.map { storage.entity(inSlot: $0).id }))
         let entities = slots.map { storage.entity(inSlot: $0) }
+        _changes.indexAll()
         makeUnique()
         for (slot, entity) in zip(sorted, entities) {
             storage.slots[slot] = entity

@@ -30,7 +30,7 @@ import Foundation
 ///
 /// Inserting, updating, looking up and deleting an entity by id are amortized O(1):
 /// a delete leaves a tombstone rather than shifting the entities that follow, and the
-/// tombstones are swept away in bulk once they outnumber the entities.
+/// tombstones are swept away in bulk once they are more than twice the entities.
 public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable where Entity.ID: Sendable {
     /// The type of the entities' ids.
     public typealias ID = Entity.ID
@@ -57,7 +57,9 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     /// items.changes.upserted  // [item.id]
     /// ```
     ///
-    /// - Complexity: O(1).
+    /// - Complexity: O(1). The store records without hashing ids a second time, so the
+    ///   change set it returns answers per-id questions (``ChangeSet/isUpserted(_:)``) by
+    ///   walking its records; ``drainChanges()`` returns one indexed by id.
     @inlinable
     public var changes: ChangeSet<ID> { _changes }
 
@@ -161,13 +163,13 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     if isNew {
                         captureForUndo(.insertion(id))
                         storage.slots.append(newValue)
-                        _changes.recordInsertion(id)
+                        recordUpsert(id, isNew: true, slot: slot)
                         _observationLog.record(id, membership: true)
                     } else {
                         guard storage.slots[slot] != newValue else { return }
                         captureForUndo(.update(storage.entity(inSlot: slot), slot: slot))
                         storage.replace(inSlot: slot, with: newValue)
-                        _changes.recordUpdate(id)
+                        recordUpsert(id, isNew: false, slot: slot)
                         _observationLog.record(id)
                     }
                 } else if let slot = storage.index[id] {
@@ -175,13 +177,13 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     captureForUndo(.update(storage.entity(inSlot: slot), slot: slot))
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
-                    _changes.recordUpdate(id)
+                    recordUpsert(id, isNew: false, slot: slot)
                     _observationLog.record(id)
                 } else {
                     captureForUndo(.insertion(id))
                     makeUnique()
                     storage.append(newValue)
-                    _changes.recordInsertion(id)
+                    recordUpsert(id, isNew: true, slot: storage.slots.count - 1)
                     _observationLog.record(id, membership: true)
                 }
             } else {
@@ -195,16 +197,18 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     }
                     // Unique storage: one hash of the id.
                     guard let slot = storage.index.removeValue(forKey: id) else { return }
-                    removed = storage.entity(inSlot: slot).id
+                    removed = storage.id(inSlot: slot)
+                    // Before clearing: a clear may compact, moving the slot's stamp.
+                    recordDeletion(removed, slot: slot)
                     storage.clear(slot: slot)
                 } else {
                     guard let slot = storage.index[id] else { return }
-                    removed = storage.entity(inSlot: slot).id
+                    removed = storage.id(inSlot: slot)
                     captureForUndo(.removal(storage.entity(inSlot: slot), slot: slot))
+                    recordDeletion(removed, slot: slot)
                     makeUnique()
                     storage.remove(id)
                 }
-                _changes.recordDeletion(removed)
                 _observationLog.record(removed, membership: true)
             }
             _changeFingerprint = .next()
@@ -235,7 +239,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         captureForUndo(.update(old, slot: slot))
         makeUnique()
         storage.replace(inSlot: slot, with: value)
-        _changes.recordUpdate(old.id)
+        recordUpsert(old.id, isNew: false, slot: slot)
         _observationLog.record(old.id)
         _changeFingerprint = .next()
         return true
@@ -253,11 +257,15 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     @inlinable
     public mutating func sort(by areInIncreasingOrder: (Entity, Entity) throws -> Bool) rethrows {
         guard count > 1 else { return }
-        var sorted = values
-        try sorted.sort(by: areInIncreasingOrder)
-        guard !hasOrder(of: sorted) else { return }
+        // Each entity with its slot: the index is then updated from the permutation,
+        // without hashing an id, and the change set's stamps move with their entities.
+        var sorted = storage.entitiesWithSlots()
+        try sorted.sort { try areInIncreasingOrder($0.entity, $1.entity) }
+        // Unchanged exactly when the slots are still in increasing order.
+        guard sorted.indices.dropFirst().contains(where: { sorted[$0].slot < sorted[$0 - 1].slot }) else { return }
         captureForUndo(.reorder(ids))
-        storage = Storage(uniqueEntities: sorted)
+        makeUnique()
+        storage.permute(to: sorted)
         _changes.recordReorder()
         _observationLog.recordMembership()
         _changeFingerprint = .next()
@@ -288,12 +296,20 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         }
         captureForUndo(.removals(slots: doomed))
         makeUnique()
-        for slot in doomed { _observationLog.record(storage.entity(inSlot: slot).id, membership: true) }
-        _changes.reserveCapacity(doomed.count)
-        for slot in doomed {
-            _changes.recordDeletion(storage.tombstone(slot: slot))
+        // More ids than the observation log keeps for one step: log none, the step is then
+        // "anything may have changed" (as when the log drops a step too large).
+        if doomed.count <= EntityObservationLog<ID>.maxIDs {
+            for slot in doomed { _observationLog.record(storage.id(inSlot: slot), membership: true) }
         }
-        storage.didRemove(lowestSlot: lowest, highestSlot: doomed[doomed.count - 1])
+        _changes.reserveCapacity(doomed.count)
+        for slot in doomed { recordDeletion(storage.id(inSlot: slot), slot: slot) }
+        if doomed.count * 3 >= (count - doomed.count) * 2 {
+            // Many go: indexing the survivors anew hashes less than removing these one by one.
+            storage.removeReindexing(doomed)
+        } else {
+            for slot in doomed { storage.tombstone(slot: slot) }
+            storage.didRemove(lowestSlot: lowest, highestSlot: doomed[doomed.count - 1])
+        }
         _changeFingerprint = .next()
     }
 
@@ -305,7 +321,9 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         guard !isEmpty else { return }
         captureForUndo(.removeAll)
         _changes.reserveCapacity(count)
-        for entity in storage.slots { if let entity { _changes.recordDeletion(entity.id) } }
+        for slot in storage.slots.indices where storage.slots[slot] != nil {
+            recordDeletion(storage.id(inSlot: slot), slot: slot)
+        }
         storage = Storage()
         _changeFingerprint = .next()
     }
@@ -352,6 +370,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         }
         guard changed else { return }
         captureForUndo(.reorder((low..<high).map { self[$0].id }))
+        _changes.indexAll()
         makeUnique()
         storage.compactIfNeeded()
         for (offset, entity) in window.enumerated() {
@@ -390,6 +409,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         if isEmpty {
             guard !other.isEmpty else { return }
             captureForUndo(.merge(replaced: [], added: other.ids))
+            _changes.indexAll()
             storage = other.storage
             _changes._rehydrated = true
             _changeFingerprint = .next()
@@ -409,6 +429,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         }
         guard !replacements.isEmpty || !additions.isEmpty else { return }
         captureForUndo(.merge(replaced: replacements.map { storage.entity(inSlot: $0.slot) }, added: additions.map(\.id)))
+        // Entities added back after a recorded deletion: their deletions must be found by id.
+        _changes.indexAll()
         makeUnique()
         for replacement in replacements { storage.replace(inSlot: replacement.slot, with: replacement.entity) }
         for entity in additions { storage.append(entity) }
@@ -438,6 +460,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     public mutating func restore(from other: EntityStore) {
         guard storage !== other.storage else { return }
         captureForUndo(.replacement(by: other))
+        _changes.indexAll()
         var changed = false
         for entity in self where other.storage.index[entity.id] == nil {
             _changes.recordDeletion(entity.id)
@@ -495,7 +518,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     /// - Complexity: O(*c*), where *c* is the number of recorded ids.
     @inlinable
     public mutating func drainChanges() -> ChangeSet<ID> {
-        let drained = _changes
+        var drained = _changes
+        drained.indexAll()
         _changes = ChangeSet()
         return drained
     }
@@ -506,6 +530,8 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     /// from the backend: another writer deleted them). Returns `true` if any was present.
     @discardableResult
     mutating func removeUnrecorded(_ ids: some Sequence<ID>) -> Bool {
+        // A removed id may have an entry that its stamp no longer leads to.
+        _changes.indexAll()
         var removed = false
         for id in ids {
             guard let slot = storage.index[id] else { continue }
@@ -517,6 +543,21 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         }
         if removed { _changeFingerprint = .next() }
         return removed
+    }
+
+    /// Records an insertion (`isNew`) or update of `id`, whose entity is in `slot` of the
+    /// storage, which must be uniquely referenced.
+    @inlinable
+    mutating func recordUpsert(_ id: ID, isNew: Bool, slot: Int) {
+        let current = !isNew && _changes.mayHaveStampedUpserts ? storage.stamp(at: slot) : 0
+        let stamp = _changes.recordUpsert(id, isNew: isNew, slot: slot, stamp: current)
+        storage.setStamp(stamp, at: slot)
+    }
+
+    /// Records the deletion of `id`, whose entity is (still) in `slot` of the storage.
+    @inlinable
+    mutating func recordDeletion(_ id: ID, slot: Int) {
+        _changes.recordDeletion(id, stamp: _changes.mayHaveStampedUpserts ? storage.stamp(at: slot) : 0)
     }
 
     /// Copies the storage if it is shared, so that it can be mutated.

@@ -13,6 +13,7 @@ struct LocalChanges<State, Entity: Identifiable & Equatable & Sendable> where En
 
     init(of keyPath: WritableKeyPath<State, EntityStore<Entity>>, in state: State, writers: [StateWriter<State>]) {
         recorded = state[keyPath: keyPath].changes
+        recorded.indexAll()
         orderPending = recorded.orderChanged
         for writer in writers {
             guard let box = writer.box as? TypedStateWriterBox<State, Entity>, box.keyPath == keyPath else { continue }

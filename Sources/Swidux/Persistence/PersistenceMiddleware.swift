@@ -49,7 +49,7 @@ public final class PersistenceMiddleware<State> {
     public var onError: (@MainActor (PersistenceWriteFailure) -> Void)?
     /// Reducer calls that changed persisted state within one debounce window above which a
     /// dispatch-loop warning is logged.
-    public var loopWarningThreshold: Int = 10_000
+    @exclusivity(unchecked) public var loopWarningThreshold: Int = 10_000
 
     /// Called on the main actor after a flush that found entities gone from the backend
     /// (another writer deleted them; see ``WriteResult/vanished``), once per writer. The
@@ -74,10 +74,10 @@ public final class PersistenceMiddleware<State> {
         didSet { hasDeferredEdits = !deferredEdits.isEmpty }
     }
     /// `!deferredEdits.isEmpty`, checked after every reduce without touching the generic array.
-    private var hasDeferredEdits = false
+    @exclusivity(unchecked) private var hasDeferredEdits = false
     /// Drains every writer (built once: iterating the generic array of writers after every
     /// reduce would look its metadata up each time).
-    private let drainWriters: @MainActor (inout State) -> Bool
+    private let drainWriters: (inout State) -> Bool   // nonisolated: no executor check per reduce (see StateWriter.drainState)
 
     /// Every failed flush attempt, as a stream (for UI banners or tests).
     public let errors: AsyncStream<PersistenceWriteFailure>
@@ -89,7 +89,10 @@ public final class PersistenceMiddleware<State> {
     private var windowTask: Task<Void, Never>?
     private var flushInFlight: Task<PersistenceWriteFailure?, Never>?
     private var consecutiveFailures = 0
-    private var changesInWindow = 0
+    /// Counted after every reduce that changed persisted state: unchecked, a modify access of
+    /// a class property otherwise pays a run-time exclusivity check each time (never
+    /// overlapping: every access is a plain read or `+= 1` on the main actor).
+    @exclusivity(unchecked) private var changesInWindow = 0
     private var warnedThisWindow = false
 
     /// Number of completed (successful) flushes, for diagnostics and tests.

@@ -20,14 +20,17 @@ public final class StateWriter<State> {
     /// Drains the change log of the writer's entity store into its pending batch. Built by the
     /// (inlinable) initializers, so that it is specialized for the app's state and entity
     /// types: run after every reduce, the unspecialized generic drain cost microseconds.
-    let drainState: @MainActor (inout State) -> Bool
+    ///
+    /// Nonisolated (it only runs on the main actor, called by the middleware): a closure
+    /// typed `@MainActor` checks its executor on entry, a few hundred instructions per call.
+    let drainState: (inout State) -> Bool
 
     /// Every initializer ends here: `drain` is built by the caller, in inlinable code.
     @usableFromInline
     init<Entity>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         box: TypedStateWriterBox<State, Entity>,
-        drain: @escaping @MainActor (inout State) -> Bool
+        drain: @escaping (inout State) -> Bool
     ) {
         self.name = "\(keyPath)"
         self.box = box
@@ -78,7 +81,7 @@ public final class StateWriter<State> {
         apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> WriteResult<Entity.ID>
     ) {
         let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, direct: apply)
-        self.init(keyPath: keyPath, box: box, drain: { state in box.drain(store: &state[keyPath: keyPath]) })
+        self.init(keyPath: keyPath, box: box, drain: Self.drain(box, at: keyPath))
     }
 
     /// The transactional form: `stage` runs inside `backend`'s transaction, together with
@@ -111,11 +114,30 @@ public final class StateWriter<State> {
         apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> WriteResult<Entity.ID>
     ) {
         let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, backend: backend, apply: apply)
-        self.init(keyPath: keyPath, box: box, drain: { state in box.drain(store: &state[keyPath: keyPath]) })
+        self.init(keyPath: keyPath, box: box, drain: Self.drain(box, at: keyPath))
     }
 
     /// `true` when changes are waiting to be flushed.
     public var hasPendingWrites: Bool { box.hasPending }
+
+    /// The drain of `box`'s store, at `keyPath` in the state. For a stored property (the
+    /// usual `\AppState.items`) the store is reached at its byte offset: applying a key path
+    /// costs a few hundred instructions, on every dispatch.
+    /// Nonisolated, so that the closure is too (see ``drainState``).
+    @inlinable
+    nonisolated static func drain<Entity>(
+        _ box: TypedStateWriterBox<State, Entity>,
+        at keyPath: WritableKeyPath<State, EntityStore<Entity>>
+    ) -> (inout State) -> Bool {
+        guard let offset = MemoryLayout<State>.offset(of: keyPath) else {
+            return { state in box.drain(store: &state[keyPath: keyPath]) }
+        }
+        return { state in
+            withUnsafeMutablePointer(to: &state) { state in
+                box.drain(store: &(UnsafeMutableRawPointer(state) + offset).assumingMemoryBound(to: EntityStore<Entity>.self).pointee)
+            }
+        }
+    }
 }
 
 /// Type erasure for one writer's pending work.
@@ -241,32 +263,34 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         @usableFromInline var inFlightDeletions: Set<ID> = []
         @inlinable init() {}
     }
-    @usableFromInline let fields: UnsafeMutablePointer<Fields>
+    /// Only used on the main actor. The members that the drain uses are `nonisolated` so
+    /// that the drain closure, run after every reduce, needs no executor check.
+    @usableFromInline nonisolated(unsafe) let fields: UnsafeMutablePointer<Fields>
 
     /// Latest value per written id, in first-recorded order; deletions likewise.
-    @inlinable var pendingWrites: [ID: PendingWrite] {
+    @inlinable nonisolated var pendingWrites: [ID: PendingWrite] {
         _read { yield fields.pointee.pendingWrites }
         _modify { yield &fields.pointee.pendingWrites }
     }
-    @inlinable var pendingDeletions: [ID: UInt64] {
+    @inlinable nonisolated var pendingDeletions: [ID: UInt64] {
         _read { yield fields.pointee.pendingDeletions }
         _modify { yield &fields.pointee.pendingDeletions }
     }
     /// The complete order of the store, when it must be written.
-    @inlinable var pendingOrder: [ID]? {
+    @inlinable nonisolated var pendingOrder: [ID]? {
         _read { yield fields.pointee.pendingOrder }
         _modify { yield &fields.pointee.pendingOrder }
     }
-    @inlinable var sequence: UInt64 {
+    @inlinable nonisolated var sequence: UInt64 {
         get { fields.pointee.sequence }
         set { fields.pointee.sequence = newValue }
     }
     /// The batch a flush took and has not finished writing.
-    @inlinable var inFlight: WriteBatch<Entity>? {
+    @inlinable nonisolated var inFlight: WriteBatch<Entity>? {
         _read { yield fields.pointee.inFlight }
         _modify { yield &fields.pointee.inFlight }
     }
-    @inlinable var inFlightDeletions: Set<ID> {
+    @inlinable nonisolated var inFlightDeletions: Set<ID> {
         _read { yield fields.pointee.inFlightDeletions }
         _modify { yield &fields.pointee.inFlightDeletions }
     }
@@ -318,7 +342,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     /// Drains in place, through one key-path access. Inlinable: the writer's initializers
     /// build a closure calling it, specialized for the app's types.
     @inlinable
-    func drain(store: inout EntityStore<Entity>) -> Bool {
+    nonisolated func drain(store: inout EntityStore<Entity>) -> Bool {
         guard !store._changes.isEmpty || store._changes._rehydrated else { return false }
         // The order must be written again when it changed, and refreshed on every drain while
         // one is pending or in flight (a failed batch's order is stale once the store changed).
@@ -337,7 +361,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         }
         for entry in store._changes.journal where entry.kind == .insertion || entry.kind == .update {
             let id = entry.id
-            guard let entity = store[id] else {
+            guard let entity = store.storage.entity(forID: id, hint: entry.slot) else {
                 recordDeletion(id)
                 continue
             }
@@ -363,26 +387,34 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     }
 
     @inlinable
-    func recordWrite(_ entity: Entity, insertion: Bool) {
-        if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: entity.id) }
-        // One hash: a new id gets the next sequence number, a pending one keeps its own.
+    nonisolated func recordWrite(_ entity: Entity, insertion: Bool) {
+        let id = entity.id
+        if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: id) }
+        // An update is usually of a pending id (the same entities edited again and again):
+        // found by one hash, it takes the latest value in place (one copy of the entity).
+        if !insertion, let index = pendingWrites.index(forKey: id) {
+            pendingWrites.values[index].entity = entity
+            return
+        }
+        // Otherwise one hash: a new id gets the next sequence number, a pending one keeps its
+        // own and takes the latest value.
         let next = sequence &+ 1
         let seq = Self.overwrite(
-            &pendingWrites[entity.id, default: PendingWrite(seq: next, entity: entity, isInsertion: insertion)],
+            &pendingWrites[id, default: PendingWrite(seq: next, entity: entity, isInsertion: insertion)],
             with: entity, insertion: insertion)
         if seq == next { sequence = next }
     }
 
     /// The latest value wins; an insertion stays one. Returns the write's sequence number.
     @inlinable
-    static func overwrite(_ write: inout PendingWrite, with entity: Entity, insertion: Bool) -> UInt64 {
+    nonisolated static func overwrite(_ write: inout PendingWrite, with entity: Entity, insertion: Bool) -> UInt64 {
         write.entity = entity
         if insertion { write.isInsertion = true }
         return write.seq
     }
 
     @inlinable
-    func recordDeletion(_ id: ID) {
+    nonisolated func recordDeletion(_ id: ID) {
         if !pendingWrites.isEmpty { pendingWrites.removeValue(forKey: id) }
         sequence &+= 1
         pendingDeletions[id] = sequence

@@ -223,11 +223,14 @@ struct EntityStoreModelTests {
                 if byID { model.entities.sort { $0.id > $1.id } } else { model.entities.sort { $0.value < $1.value } }
                 if model.ids != oldIDs { model.log.orderChanged = true }
             case 64..<67:
+                // A few (removed one by one) or many (the survivors indexed anew).
                 let value = int(0..<6)
-                op = "removeAll(where: value == \(value))"
-                store.removeAll { $0.value == value }
-                for thing in model.entities where thing.value == value { model.log.delete(thing.id) }
-                model.entities.removeAll { $0.value == value }
+                let many = chance(50)
+                let doomed: (Thing) -> Bool = { many ? $0.value <= value : $0.value == value }
+                op = many ? "removeAll(where: value <= \(value))" : "removeAll(where: value == \(value))"
+                store.removeAll(where: doomed)
+                for thing in model.entities where doomed(thing) { model.log.delete(thing.id) }
+                model.entities.removeAll(where: doomed)
             case 67:
                 op = "removeAll()"
                 store.removeAll()
