@@ -54,9 +54,9 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// How the state splits into entity stores and fields for undo (built at first use).
     private var undoLayout: UndoLayout<State>?
     /// `true` while an undo step is being recorded (a reduce, or an undo/redo applied).
-    private var isRecordingUndo = false
+    @exclusivity(unchecked) private var isRecordingUndo = false
     /// Undo/redo requested while a step was being recorded (from a middleware hook): run after it.
-    private var deferredHistoryMoves: [Bool] = []
+    @exclusivity(unchecked) private var deferredHistoryMoves: [Bool] = []
     /// Nesting of synchronous `.send` follow-ups (loop guard).
     private var depth = 0
     static var maxSynchronousDepth: Int { 256 }

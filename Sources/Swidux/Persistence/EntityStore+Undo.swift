@@ -434,7 +434,9 @@ struct EntityUndoRecorder {
 /// gets a new one, so that a mutation of that copy records nothing into it).
 @usableFromInline
 final class EntityUndoCaptureHolder<Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
-    @usableFromInline var capture: EntityUndoCapture<Entity>
+    /// Unchecked: read and replaced once per step, on the main actor, never while another
+    /// access is open (a checked access costs a run-time exclusivity check each time).
+    @exclusivity(unchecked) @usableFromInline var capture: EntityUndoCapture<Entity>
 
     @usableFromInline
     init(_ capture: EntityUndoCapture<Entity>) {

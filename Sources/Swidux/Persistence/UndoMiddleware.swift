@@ -54,9 +54,9 @@ public final class UndoMiddleware<State> {
     /// skip them otherwise (they are generic over the state: a metadata lookup each).
     private var usesSnapshots = false
     /// The store's history, by patches (see the type's documentation).
-    private var patchUndo = Deque<StatePatch>()
-    private var patchRedo: [StatePatch] = []
-    private var patchCoalescingRun = false
+    @exclusivity(unchecked) private var patchUndo = Deque<StatePatch>()
+    @exclusivity(unchecked) private var patchRedo: [StatePatch] = []
+    @exclusivity(unchecked) private var patchCoalescingRun = false
 
     /// An empty history that keeps at most `maxDepth` undo steps.
     ///
