@@ -48,10 +48,11 @@ extension TestStore {
         // The window's task wakes and takes the pending changes, then writes them; no
         // suspension separates "pending" from "flushing", so one of them is seen until done.
         let limit = timeout ?? max(self.timeout, Self.minimumFlushTimeout)
-        let start = ContinuousClock.now
+        var budget = WaitBudget(limit)
         var polls = 0
-        while persistence.hasPendingWrites || persistence.isFlushing, ContinuousClock.now - start < limit {
+        while persistence.hasPendingWrites || persistence.isFlushing, !budget.isSpent {
             await pause(poll: polls)
+            budget.tick()
             polls += 1
         }
         if persistence.hasPendingWrites || persistence.isFlushing {

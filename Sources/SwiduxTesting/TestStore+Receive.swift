@@ -146,7 +146,7 @@ extension TestStore {
         needsCompletionCheck = true
         reportEffectErrors(at: site)
         let limit = timeout ?? self.timeout
-        let start = ContinuousClock.now
+        var budget = WaitBudget(limit)
         var polls = 0
         while true {
             if exhaustivity == .off {
@@ -162,7 +162,7 @@ extension TestStore {
                 site.report("Expected to receive \(expectation), but none was received and no effect is running.")
                 return
             }
-            if ContinuousClock.now - start >= limit {
+            if budget.isSpent {
                 site.report("""
                 Expected to receive \(expectation), but none was received within \(limit). \
                 If an effect waits on a test clock, advance it first.
@@ -170,6 +170,7 @@ extension TestStore {
                 return
             }
             await pause(poll: polls)
+            budget.tick()
             polls += 1
         }
         guard let step = recorder.popReceived() else { return }

@@ -213,11 +213,11 @@ public final class TestStore<State: Equatable, Action> {
         column: UInt = #column
     ) async {
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
-        let start = ContinuousClock.now
-        let limit = timeout ?? self.timeout
+        var budget = WaitBudget(timeout ?? self.timeout)
         var polls = 0
-        while runningEffects() > 0, ContinuousClock.now - start < limit {
+        while runningEffects() > 0, !budget.isSpent {
             await pause(poll: polls)
+            budget.tick()
             polls += 1
         }
         needsCompletionCheck = false

@@ -193,11 +193,12 @@ where Entity.ID: Sendable {
     }
 
     private func wait(timeout: Duration, until condition: (InMemoryBackend) -> Bool) async -> Bool {
-        let start = ContinuousClock.now
+        var budget = WaitBudget(timeout)
         var polls = 0
         while !condition(self) {
-            if ContinuousClock.now - start >= timeout { return false }
+            if budget.isSpent { return false }
             if polls < 20 { await Task.yield() } else { try? await Task.sleep(for: .milliseconds(1)) }
+            budget.tick()
             polls += 1
         }
         return true
