@@ -167,8 +167,26 @@ func measureCoalescing(modifications: Int, entities: Int) async throws -> Coales
         let plain = Store(initialState: AppState(items: EntityStore(items)), reducer: AppReducer(), environment: ())
         let ids = items.map(\.id)
 
-        let sends = nanoseconds { for i in 0..<modifications { store.send(.touch(ids[i % ids.count])) } }
-        let plainSends = nanoseconds { for i in 0..<modifications { plain.send(.touch(ids[i % ids.count])) } }
+        // Interleaved rounds (with, without; then without, with; …), medians compared: one
+        // timing of each side swung the ratio by ±0.25 between runs on a shared machine.
+        let rounds = 5
+        let perRound = modifications / rounds
+        var withPersistence: [Double] = [], withoutPersistence: [Double] = []
+        for round in 0..<rounds {
+            let range = (round * perRound)..<((round + 1) * perRound)
+            let timeWith = { nanoseconds { for i in range { store.send(.touch(ids[i % ids.count])) } } }
+            let timeWithout = { nanoseconds { for i in range { plain.send(.touch(ids[i % ids.count])) } } }
+            if round % 2 == 0 {
+                withPersistence.append(timeWith())
+                withoutPersistence.append(timeWithout())
+            } else {
+                withoutPersistence.append(timeWithout())
+                withPersistence.append(timeWith())
+            }
+        }
+        // Totals for all the sends, scaled from the medians (the ratio is theirs).
+        let sends = median(withPersistence) * Double(rounds)
+        let plainSends = median(withoutPersistence) * Double(rounds)
         precondition(persistence.flushCount == 0, "no flush inside the debounce window")
         let changesBefore = try await database.writer.write { db in db.totalChangesCount }
         let flush = try await nanoseconds { try await store.flush() }
