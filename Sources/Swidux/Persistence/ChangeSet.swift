@@ -305,8 +305,8 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     mutating func recordUpsert(_ id: ID, isNew: Bool, slot: Int, stamp: UInt32) -> UInt32? {
         let kind: Kind = isNew ? .insertion : .update
         guard bySlot, journal.count < Int(UInt32.max) - 1 else {
-            record(id, kind)
-            if let place = places[id] { journal[place].slot = slot }
+            // By id: one hash, the slot noted in the entry all the same.
+            record(id, kind, slot: slot)
             return nil
         }
         if !isNew, let place = stampedEntry(of: id, stamp: stamp) {
@@ -385,11 +385,12 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     }
 
     /// Records `kind` for `id` (the rules in the type's documentation), hashing `id` once.
+    /// `slot`, for an upsert, is noted in the live entry as the writer's hint (-1: unknown).
     @inlinable
-    mutating func record(_ id: ID, _ kind: Kind) {
+    mutating func record(_ id: ID, _ kind: Kind, slot: Int = -1) {
         if bySlot { indexAll() }
         let before = journal.count
-        let staled = Self.record(kind, of: id, place: &places[id, default: -1], journal: &journal,
+        let staled = Self.record(kind, of: id, slot: slot, place: &places[id, default: -1], journal: &journal,
                                  orderChanged: &_orderChanged)
         if !staled, journal.count > before { liveCount += 1 }
         if staled { didStale() }
@@ -398,26 +399,28 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Applies a record to `id`'s place (-1: not recorded yet). Returns `true` if it left a
     /// stale entry behind.
     @inlinable
-    static func record(_ kind: Kind, of id: ID, place: inout Int, journal: inout [Entry], orderChanged: inout Bool) -> Bool {
+    static func record(_ kind: Kind, of id: ID, slot: Int, place: inout Int, journal: inout [Entry], orderChanged: inout Bool) -> Bool {
         guard place >= 0 else {
             place = journal.count
-            journal.append(Entry(id: id, kind: kind))
+            journal.append(Entry(id: id, kind: kind, slot: kind == .deletion ? -1 : slot))
             return false
         }
         let current = journal[place].kind
         switch (current, kind) {
         case (.insertion, .insertion), (.insertion, .update), (.update, .update):
             // An upsert after an upsert keeps its place; an update after an insertion stays one.
+            if slot >= 0 { journal[place].slot = slot }
             return false
         case (.update, .insertion):
             journal[place].kind = .insertion
+            if slot >= 0 { journal[place].slot = slot }
             return false
         case (.deletion, .insertion), (.deletion, .update):
             // Re-inserted after a deletion: it moved to the end.
             orderChanged = true
             journal[place].kind = .stale
             place = journal.count
-            journal.append(Entry(id: id, kind: .insertion))
+            journal.append(Entry(id: id, kind: .insertion, slot: slot))
             return true
         default:
             // A deletion takes the latest place.

@@ -449,7 +449,7 @@ extension EntityStore {
             let kept = Self.compact(&fields.pointee.slots, stamps: &fields.pointee.stamps, from: first, moved: &noMoves)
             slots.removeLast(slots.count - kept)
             if stamps.count > kept { stamps.removeLast(stamps.count - kept) }
-            index = [:]
+            index = [:]   // the old table freed before the new one is built
             index = Self.index(of: slots)
             firstTombstone = .max
             lastTombstone = -1

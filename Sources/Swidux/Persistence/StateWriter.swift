@@ -339,8 +339,8 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         drain(store: &state[keyPath: keyPath])
     }
 
-    /// Drains in place, through one key-path access. Inlinable: the writer's initializers
-    /// build a closure calling it, specialized for the app's types.
+    /// Drains in place (the closure built by `StateWriter.drain(_:at:)` hands it the store).
+    /// Inlinable: the writer's initializers build that closure, specialized for the app's types.
     @inlinable
     nonisolated func drain(store: inout EntityStore<Entity>) -> Bool {
         guard !store._changes.isEmpty || store._changes._rehydrated else { return false }

@@ -141,6 +141,33 @@ struct ChangeSetSlotTests {
         store._checkInvariants()
     }
 
+    @Test func afterAMoveTheChangeSetHashesEachRecordOnce() {
+        let tag = 7
+        let rows = Self.rows(50, tag: tag)
+        var store = EntityStore(rows)
+        _ = store.drainChanges()
+        store.modify(rows[0].id) { $0.value = 1 }
+        // A move carries no stamps: the change set finds its entries by id from then on.
+        store.move(fromOffsets: IndexSet(integer: 0), toOffset: 10)
+        #expect(!store._changes.bySlot)
+        let before = CountedID.count(tag)
+        for row in rows[10..<30] { store.modify(row.id) { $0.value = 2 } }
+        // The store's index (one hash), then the change set's, which costs what inserting
+        // into a dictionary does (its growth rehashes too): the slot hint needs no hash more.
+        var places: [CountedID: Int] = [:]
+        places.reserveCapacity(1)
+        places[CountedID(tag: 100 + tag, value: -1)] = 0
+        let dictionaryBefore = CountedID.count(100 + tag)
+        for row in Self.rows(50, tag: 100 + tag)[10..<30] { places[row.id] = 0 }
+        let dictionaryHashes = CountedID.count(100 + tag) - dictionaryBefore
+        #expect(CountedID.count(tag) - before == 20 + dictionaryHashes)
+        store._checkInvariants()
+        for row in rows[10..<30] {
+            let entry = store._changes.journal[store._changes.places[row.id]!]
+            #expect(entry.slot == store.storage.index[row.id]!)
+        }
+    }
+
     @Test func aChangeSetTakenFromAStoreAnswersByID() {
         let tag = 6
         let rows = Self.rows(20, tag: tag)
