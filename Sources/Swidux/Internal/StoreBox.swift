@@ -53,6 +53,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     private var undoStatus = 0
     /// How the state splits into entity stores and fields for undo (built at first use).
     private var undoLayout: UndoLayout<State>?
+    /// The same, called on every step without a retain (`undoLayout` holds it).
+    private var unretainedUndoLayout: Unmanaged<UndoLayout<State>>?
     /// `true` while an undo step is being recorded (a reduce, or an undo/redo applied).
     @exclusivity(unchecked) private var isRecordingUndo = false
     /// Undo/redo requested while a step was being recorded (from a middleware hook): run after it.
@@ -239,7 +241,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         var recording: UndoLayout<State>.Recording?
         if policy != .skip {
             isRecordingUndo = true
-            recording = currentUndoLayout().begin(statePointer)
+            if unretainedUndoLayout == nil { _ = currentUndoLayout() }
+            recording = undoLayoutBegin(unretainedUndoLayout.unsafelyUnwrapped, statePointer)
         }
         // Guarded: walking an array of `any Middleware<State, Action>`, even an empty one,
         // looks the (parameterized) existential's metadata up on every send.
@@ -252,11 +255,11 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             m.afterReduce(state: &next, action: action)
             state = next
         } }
-        if let recording, let undoStack, let layout = undoLayout {
-            let patch = layout.end(recording, statePointer)
+        if let recording, let layout = unretainedUndoLayout {
+            let patch = undoLayoutEnd(layout, recording, statePointer)
             isRecordingUndo = false
             if !patch.isEmpty {
-                undoStack.record(consume patch, coalescing: policy == .coalesce, merge: layout.merge)
+                undoStack.unsafelyUnwrapped.record(consume patch, coalescing: policy == .coalesce, layout: layout)
                 // A recorded step leaves canUndo true and canRedo false: nothing to notify
                 // when that is what observers last saw.
                 if !notifiedUndoStatus.canUndo || notifiedUndoStatus.canRedo { undoStatusChanged() }
@@ -342,6 +345,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         if let undoLayout { return undoLayout }
         let layout = UndoLayout(for: state)
         undoLayout = layout
+        unretainedUndoLayout = Unmanaged.passUnretained(layout)
         return layout
     }
 
@@ -369,7 +373,11 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             persistence?.prepareRestore(&next, current: current)
         }
         isRecordingUndo = false
-        if undo { undoStack.pushRedo(inverse) } else { undoStack.pushUndo(inverse) }
+        if undo {
+            undoStack.pushRedo(inverse)
+        } else {
+            undoStack.pushUndo(inverse, layout: Unmanaged.passUnretained(currentUndoLayout()))
+        }
         persistence?.afterReduce(state: &state)
         undoStatusChanged()
         notifyObservers()

@@ -20,14 +20,18 @@
 /// other property is a field. A state that is not a struct (or a nested struct with a `let`
 /// property, or entity stores inside an array or an enum) is kept whole instead: the
 /// snapshot mode, where a step keeps its previous value entire.
-@MainActor
 final class UndoLayout<State> {
     let stores: [StoreSlot<State>]
     let fields: [FieldSlot<State>]
-    /// The same slots as their non-generic bases: the per-step loops index these (indexing
-    /// an array of a generic class type costs a metadata lookup per element here).
-    private let storeRecorders: [SlotRecorder]
-    private let fieldRecorders: [SlotRecorder]
+    /// The same slots as their non-generic bases, unretained (`stores` and `fields` hold
+    /// them): the per-step loops call these without a metadata lookup (indexing an array of
+    /// a generic class type costs one per element here) and without retaining each slot.
+    private let storeRecorders: [Unmanaged<SlotRecorder>]
+    private let fieldRecorders: [Unmanaged<SlotRecorder>]
+    /// Per store slot, the patch of a step that left the history, which the slot's next
+    /// step reuses (see ``recycle(_:)``). Unchecked: one step at a time, never while
+    /// another access is open.
+    @exclusivity(unchecked) private var spares: [UndoStorePatch?]
 
     init(for state: State) {
         var stores: [StoreSlot<State>] = []
@@ -44,8 +48,9 @@ final class UndoLayout<State> {
         }
         self.stores = stores
         self.fields = fields
-        storeRecorders = stores
-        fieldRecorders = fields
+        storeRecorders = stores.map { Unmanaged.passUnretained($0) }
+        spares = Array(repeating: nil, count: stores.count)
+        fieldRecorders = fields.map { Unmanaged.passUnretained($0) }
     }
 
     /// `true` when the whole state is one field (snapshot mode).
@@ -106,8 +111,13 @@ final class UndoLayout<State> {
         precondition(!isRecording, "UndoLayout: undo steps cannot nest")
         isRecording = true
         let raw = UnsafeMutableRawPointer(state)
-        for index in 0..<storeRecorders.count { storeRecorders[index].begin(raw, retaining: retaining) }
-        for index in 0..<fieldRecorders.count { fieldRecorders[index].begin(raw, retaining: retaining) }
+        for index in 0..<storeRecorders.count {
+            var spare = spares[index].take()
+            storeRecorders[index]._withUnsafeGuaranteedRef { $0.beginStore(raw, retaining: retaining, spare: spare.take()) }
+        }
+        for index in 0..<fieldRecorders.count {
+            fieldRecorders[index]._withUnsafeGuaranteedRef { $0.begin(raw, retaining: retaining) }
+        }
         return Recording()
     }
 
@@ -115,11 +125,13 @@ final class UndoLayout<State> {
     func end(_ recording: Recording, _ state: UnsafeMutablePointer<State>) -> StatePatch {
         var patch = StatePatch()
         let raw = UnsafeMutableRawPointer(state)
+        // The optionals are appended as they are: unwrapping one first copies the value (and
+        // destroying the original goes through generic value witnesses).
         for index in 0..<storeRecorders.count {
-            if let storePatch = storeRecorders[index].end(raw) { patch.stores.append(index, storePatch) }
+            patch.stores.append(index, storeRecorders[index]._withUnsafeGuaranteedRef { $0.endStore(raw) })
         }
         for index in 0..<fieldRecorders.count {
-            if let previous = fieldRecorders[index].end(raw) { patch.fields.append(index, previous) }
+            patch.fields.append(index, fieldRecorders[index]._withUnsafeGuaranteedRef { $0.end(raw) })
         }
         isRecording = false
         return patch
@@ -139,6 +151,14 @@ final class UndoLayout<State> {
         }
         for (index, storePatch) in patch.stores { stores[index].apply(storePatch, to: &state) }
         return withUnsafeMutablePointer(to: &state) { end(recording, $0) }
+    }
+
+    /// Keeps the entity-store patches of `patch` (a step dropped from the history) for their
+    /// slots' next steps, which record into them: a step in a full history then allocates
+    /// nothing and frees nothing (and the dropped step is not destroyed through generic value
+    /// witnesses). O(stores and fields of the step).
+    func recycle(_ patch: inout StatePatch) {
+        while let (index, storePatch) = patch.stores.popFirst() { spares[index] = consume storePatch }
     }
 
     /// Folds `newer` into `older` (coalescing): the first previous value of each field
@@ -172,28 +192,52 @@ final class UndoLayout<State> {
     }
 }
 
-/// One undo or redo step: per entity store slot, its `EntityUndoPatch`; per field slot,
-/// its previous value.
+// The per-step entry points of a layout the store holds, called without retaining it.
+// Free functions, nonisolated: a static method would look the generic class's metadata up
+// on every call, and the closure of `_withUnsafeGuaranteedRef` (a standard library function)
+// would check its executor on every call if it were isolated to the main actor.
+
+func undoLayoutBegin<State>(_ layout: Unmanaged<UndoLayout<State>>, _ state: UnsafeMutablePointer<State>) -> UndoLayout<State>.Recording {
+    layout._withUnsafeGuaranteedRef { $0.begin(state) }
+}
+
+func undoLayoutEnd<State>(
+    _ layout: Unmanaged<UndoLayout<State>>, _ recording: UndoLayout<State>.Recording, _ state: UnsafeMutablePointer<State>
+) -> StatePatch {
+    layout._withUnsafeGuaranteedRef { $0.end(recording, state) }
+}
+
+func undoLayoutRecycle<State>(_ layout: Unmanaged<UndoLayout<State>>, _ patch: inout StatePatch) {
+    layout._withUnsafeGuaranteedRef { $0.recycle(&patch) }
+}
+
+func undoLayoutMerge<State>(_ layout: Unmanaged<UndoLayout<State>>, _ newer: StatePatch, into older: inout StatePatch) {
+    layout._withUnsafeGuaranteedRef { $0.merge(newer, into: &older) }
+}
+
+/// One undo or redo step: per entity store slot, its `EntityUndoPatch` (boxed); per field
+/// slot, its previous value.
 struct StatePatch {
-    var stores = SlotValues()
-    var fields = SlotValues()
+    var stores = SlotValues<UndoStorePatch>()
+    var fields = SlotValues<Any>()
     var isEmpty: Bool { stores.isEmpty && fields.isEmpty }
 }
 
 /// Values by slot index. A step changes few slots, most often one: the first value is kept
 /// inline and the others in an array (a dictionary would allocate a hash table per step, and
 /// free it when the step leaves the history).
-struct SlotValues: Sequence {
-    typealias Element = (index: Int, value: Any)
-    /// The first value's slot, or -1 when there is none.
+struct SlotValues<Value>: Sequence {
+    typealias Element = (index: Int, value: Value)
+    /// The first value's slot, or -1 when there is none. Values are held as optionals (never
+    /// `nil` once held): `append` takes what a slot gives, an `Any?`, without unwrapping it.
     private var firstIndex = -1
-    private var firstValue: Any = ()
-    private var others: [Element] = []
+    private var firstValue: Value? = nil
+    private var others: [(index: Int, value: Value?)] = []
 
     var isEmpty: Bool { firstIndex < 0 }
 
     /// The value of slot `index`, if any; setting `nil` removes it.
-    subscript(index: Int) -> Any? {
+    subscript(index: Int) -> Value? {
         get {
             if firstIndex < 0 { return nil }
             if firstIndex == index { return firstValue }
@@ -206,7 +250,7 @@ struct SlotValues: Sequence {
                     firstValue = newValue
                 } else if others.isEmpty {
                     firstIndex = -1
-                    firstValue = ()
+                    firstValue = nil
                 } else {
                     let next = others.removeFirst()
                     firstIndex = next.index
@@ -228,14 +272,31 @@ struct SlotValues: Sequence {
         }
     }
 
-    /// Adds the value of slot `index`, which has none and is above every slot that has one.
-    mutating func append(_ index: Int, _ value: consuming Any) {
+    /// Adds the value of slot `index`, which has none and is above every slot that has one;
+    /// `nil` adds nothing.
+    mutating func append(_ index: Int, _ value: consuming Value?) {
+        guard value != nil else { return }
         if firstIndex < 0 {
             firstIndex = index
             firstValue = value
         } else {
             others.append((index, value))
         }
+    }
+
+    /// Removes and returns the first value (moved out, not copied), if any.
+    mutating func popFirst() -> Element? {
+        guard firstIndex >= 0 else { return nil }
+        let index = firstIndex
+        let value = firstValue.take().unsafelyUnwrapped
+        if others.isEmpty {
+            firstIndex = -1
+        } else {
+            let next = others.removeFirst()
+            firstIndex = next.index
+            firstValue = next.value
+        }
+        return (index, value)
     }
 
     func makeIterator() -> Iterator { Iterator(values: self) }
@@ -245,37 +306,43 @@ struct SlotValues: Sequence {
         var position = -1
         mutating func next() -> Element? {
             defer { position += 1 }
-            if position < 0 { return values.firstIndex < 0 ? nil : (values.firstIndex, values.firstValue) }
-            return position < values.others.count ? values.others[position] : nil
+            if position < 0 { return values.firstIndex < 0 ? nil : (values.firstIndex, values.firstValue.unsafelyUnwrapped) }
+            guard position < values.others.count else { return nil }
+            return (values.others[position].index, values.others[position].value.unsafelyUnwrapped)
         }
     }
 }
 
 /// What a slot does on every step, on the state's raw address: a non-generic base, so that
 /// the layout's loops call it without generic metadata.
-@MainActor
 class SlotRecorder {
     // Abstract: see TypedStoreSlot and TypedFieldSlot.
     /// Starts the step: a store slot installs a capture in its store, a field slot keeps the
     /// field's value (each until ``end(_:)``).
     func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) { fatalError("abstract") }
-    /// Ends the step: a store's patch, or a field's previous value; `nil` if it did not change.
+    /// Starts the step of a store slot, which may record into `spare` (a patch of a step
+    /// that left the history).
+    func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
+        fatalError("abstract")
+    }
+    /// Ends the step of a field slot: its previous value; `nil` if it did not change.
     func end(_ state: UnsafeMutableRawPointer) -> Any? { fatalError("abstract") }
+    /// Ends the step of a store slot: its patch; `nil` if it did not change.
+    func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? { fatalError("abstract") }
 }
 
 /// An entity store of the state, by key path.
-@MainActor
 class StoreSlot<State>: SlotRecorder {
     // Abstract: see TypedStoreSlot.
-    func apply(_ patch: Any, to state: inout State) { fatalError("abstract") }
-    func merge(_ newer: Any, into older: Any) -> Any { fatalError("abstract") }
-    func removedIDs(in patch: Any) -> Any? { fatalError("abstract") }
-    func forget(_ ids: Any, in patch: Any) -> Any { fatalError("abstract") }
+    func apply(_ patch: UndoStorePatch, to state: inout State) { fatalError("abstract") }
+    func merge(_ newer: UndoStorePatch, into older: UndoStorePatch) -> UndoStorePatch { fatalError("abstract") }
+    func removedIDs(in patch: UndoStorePatch) -> Any? { fatalError("abstract") }
+    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch { fatalError("abstract") }
 }
 
-@MainActor
 final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreSlot<State> where Entity.ID: Sendable {
     typealias Patch = EntityUndoPatch<Entity>
+    typealias Box = EntityUndoPatchBox<Entity>
     let access: FieldAccess<State, EntityStore<Entity>>
     /// How a capture is made, specialized for the entity type (learnt from the first capture
     /// that recorded a mutation; see `EntityUndoCapture.finish`).
@@ -288,6 +355,8 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
     /// (made by the first capture that recorded a mutation, for a store at an offset): no
     /// key-path access, no metadata lookup, the capture reused from step to step.
     private var recorder: EntityUndoRecorder?
+    /// The same, called on every step without a retain (`recorder` holds it; set once).
+    private var unretainedRecorder: Unmanaged<EntityUndoRecorder>?
 
     init(_ access: FieldAccess<State, EntityStore<Entity>>) {
         self.access = access
@@ -295,59 +364,69 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
     }
 
     override func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) {
-        if let recorder { return recorder.begin(state + offset, retaining) }
+        beginStore(state, retaining: retaining, spare: nil)
+    }
+
+    override func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
+        if let recorder = unretainedRecorder {
+            // Moved in (a captured value would be a copy: the capture would not find it unique).
+            var moved = consume spare
+            return recorder._withUnsafeGuaranteedRef { $0.begin(state + offset, retaining, moved.take()) }
+        }
         let state = state.assumingMemoryBound(to: State.self)
         let make = makeCapture
         access.modify(&state.pointee) { capture = $0.beginUndoCapture(retaining: retaining, make: make) }
     }
 
-    override func end(_ state: UnsafeMutableRawPointer) -> Any? {
-        if let recorder { return recorder.end(state + offset) }
+    override func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? {
+        if let recorder = unretainedRecorder { return recorder._withUnsafeGuaranteedRef { $0.end(state + offset) } }
         guard let capture else { preconditionFailure("UndoLayout: a store slot ended without beginning") }
         if makeCapture == nil { makeCapture = capture.makeNext }
-        var patch: Any?
+        var patch: UndoStorePatch?
         access.modify(&state.assumingMemoryBound(to: State.self).pointee) { patch = $0.endUndoCaptureBoxed(capture) }
         if offset >= 0, let makeRecorder = capture.makeRecorder {
-            recorder = makeRecorder(capture)
+            let made = makeRecorder(capture)
+            recorder = made
+            unretainedRecorder = Unmanaged.passUnretained(made)
             self.capture = nil
         }
         return patch
     }
 
-    override func apply(_ patch: Any, to state: inout State) {
-        access.modify(&state) { $0.applyUndoPatch(patch as! Patch) }
+    // A box is never mutated once in the history (these make new ones): only a box that
+    // left it is reused, and only when nothing else holds it.
+
+    override func apply(_ patch: UndoStorePatch, to state: inout State) {
+        access.modify(&state) { $0.applyUndoPatch(unsafeDowncast(patch, to: Box.self).patch) }
     }
 
-    override func merge(_ newer: Any, into older: Any) -> Any {
-        var merged = older as! Patch
-        merged.append(newer as! Patch)
-        return merged
+    override func merge(_ newer: UndoStorePatch, into older: UndoStorePatch) -> UndoStorePatch {
+        var merged = unsafeDowncast(older, to: Box.self).patch
+        merged.append(unsafeDowncast(newer, to: Box.self).patch)
+        return Box(merged)
     }
 
-    override func removedIDs(in patch: Any) -> Any? {
-        let patch = patch as! Patch
+    override func removedIDs(in patch: UndoStorePatch) -> Any? {
         var removed = Set<Entity.ID>()
-        for step in patch.steps {
+        for step in unsafeDowncast(patch, to: Box.self).patch.steps {
             if case .removed(let entity, _) = step { removed.insert(entity.id) }
         }
         return removed.isEmpty ? nil : removed
     }
 
-    override func forget(_ ids: Any, in patch: Any) -> Any {
-        var patch = patch as! Patch
-        patch.forget(ids as! Set<Entity.ID>)
-        return patch
+    override func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch {
+        var kept = unsafeDowncast(patch, to: Box.self).patch
+        kept.forget(ids as! Set<Entity.ID>)
+        return Box(kept)
     }
 }
 
 /// A field of the state other than an entity store, by key path. Its ``SlotRecorder``
 /// methods keep the field's value at `begin`, and give it back at `end` if it changed.
-@MainActor
 class FieldSlot<State>: SlotRecorder {
     func write(_ value: Any, into state: inout State) { fatalError("abstract") }
 }
 
-@MainActor
 final class TypedFieldSlot<State, Value>: FieldSlot<State> {
     let access: FieldAccess<State, Value>
     /// How the value is compared, decided at first use: `equals` (`==`) when it is
@@ -380,7 +459,7 @@ final class TypedFieldSlot<State, Value>: FieldSlot<State> {
         keptBytes = .allocate(byteCount: Swift.max(size, 1), alignment: 8)
     }
 
-    isolated deinit {
+    deinit {
         if holdsKept { kept.deinitialize(count: 1) }
         kept.deallocate()
         keptBytes.deallocate()
@@ -470,11 +549,11 @@ final class TypedFieldSlot<State, Value>: FieldSlot<State> {
 /// ``EntityStore`` types, which ``UndoLayout`` records by patches.
 protocol UndoRecordingStore {
     /// `access` is a `FieldAccess<State, Self>`.
-    @MainActor static func undoSlot<State>(_ access: Any, in: State.Type) -> StoreSlot<State>
+    static func undoSlot<State>(_ access: Any, in: State.Type) -> StoreSlot<State>
 }
 
 extension EntityStore: UndoRecordingStore {
-    @MainActor static func undoSlot<State>(_ access: Any, in: State.Type) -> StoreSlot<State> {
+    static func undoSlot<State>(_ access: Any, in: State.Type) -> StoreSlot<State> {
         TypedStoreSlot(access as! FieldAccess<State, EntityStore<Entity>>)
     }
 }

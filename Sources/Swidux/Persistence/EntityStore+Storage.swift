@@ -268,7 +268,7 @@ extension EntityStore {
 
         /// Replaces the entity in `slot` (same id).
         @inlinable
-        func replace(inSlot slot: Int, with entity: Entity) {
+        func replace(inSlot slot: Int, with entity: consuming Entity) {
             slots[slot] = entity
         }
 

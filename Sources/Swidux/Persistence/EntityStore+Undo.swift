@@ -73,7 +73,7 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
         /// The slot the entity was in when it was noted (-1: unknown): where the end of the
         /// step looks first (the store may have compacted since: the id is checked).
         @usableFromInline let slot: Int
-        @inlinable init(id: ID, previous: Entity?, slot: Int) {
+        @inlinable init(id: ID, previous: consuming Entity?, slot: Int) {
             self.id = id
             self.previous = previous
             self.slot = slot
@@ -105,7 +105,7 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     /// Returns `false` if it had (the first value stays).
     @inlinable
     @discardableResult
-    mutating func note(_ id: ID, _ value: Entity?, slot: Int = -1) -> Bool {
+    mutating func note(_ id: ID, _ value: consuming Entity?, slot: Int = -1) -> Bool {
         if places == nil {
             for index in touches.indices where touches[index].id == id { return false }
             touches.append(Touch(id: id, previous: value, slot: slot))
@@ -176,6 +176,46 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
 
     /// Ids the patch holds a value or a log entry for (for tests and diagnostics).
     var count: Int { touches.count + steps.count }
+
+    /// The most touches or log entries whose buffers a recycled patch keeps (see
+    /// ``clearForReuse()``): a step that touched many entities frees its buffers instead, so
+    /// that a later small step does not hold them in the history.
+    @usableFromInline static var reusableCapacity: Int { 64 }
+
+    /// Empties the patch, keeping its buffers when they are small (for the next step).
+    @inlinable
+    mutating func clearForReuse() {
+        if touches.capacity <= Self.reusableCapacity, steps.capacity <= Self.reusableCapacity {
+            touches.removeAll(keepingCapacity: true)
+            steps.removeAll(keepingCapacity: true)
+            places = nil
+        } else {
+            self = EntityUndoPatch()
+        }
+    }
+}
+
+/// An entity store's patch in an undo step, as the step holds it (a non-generic base: the
+/// step's code is not specialized for the entity types).
+@usableFromInline
+class UndoStorePatch {
+    @usableFromInline init() {}
+}
+
+/// An ``EntityUndoPatch`` in a box: moving a step moves a reference, and a step dropped from
+/// a full history gives its box (and the box's buffers) back to its store slot for reuse
+/// (see `UndoLayout.recycle`). A box is not mutated while a step holds it.
+@usableFromInline
+final class EntityUndoPatchBox<Entity: Identifiable & Equatable & Sendable>: UndoStorePatch, @unchecked Sendable
+where Entity.ID: Sendable {
+    /// Unchecked: accessed on the thread that records the store's steps, never while
+    /// another access is open (a checked access costs a run-time exclusivity check).
+    @exclusivity(unchecked) @usableFromInline var patch: EntityUndoPatch<Entity>
+
+    @usableFromInline
+    init(_ patch: EntityUndoPatch<Entity>) {
+        self.patch = patch
+    }
 }
 
 /// What one entity store reports to the undo step being recorded (see the top of this file).
@@ -194,7 +234,10 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         @usableFromInline var startFingerprint: ChangeFingerprint
         @usableFromInline var patch = EntityUndoPatch<Entity>()
         @usableFromInline var mayHoldUnchanged = false
-        @usableFromInline var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> Any?)?
+        /// A box from a step that left the history, whose buffers the next step records into
+        /// and which then holds that step's patch (see `recycle`).
+        @usableFromInline var spare: EntityUndoPatchBox<Entity>?
+        @usableFromInline var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> UndoStorePatch?)?
         @usableFromInline var makeNext: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)?
         @usableFromInline var makeRecorder: ((EntityUndoCapture<Entity>) -> EntityUndoRecorder)?
 
@@ -245,7 +288,7 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
 
     /// Notes `id`'s previous value in the patch (see `EntityUndoPatch.note`).
     @inlinable
-    func note(_ id: ID, _ value: Entity?, slot: Int = -1) {
+    func note(_ id: ID, _ value: consuming Entity?, slot: Int = -1) {
         if !patch.note(id, value, slot: slot) { mayHoldUnchanged = true }
     }
 
@@ -258,7 +301,11 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
     /// module that mutates the store): the end of the step (`dropUnchanged`, the patch taken
     /// out, boxed), and the creation of the next step's capture. The generic `Store` would
     /// run them unspecialized, paying a generic metadata lookup for nearly every line.
-    @inlinable var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> Any?)? {
+    @inlinable var spare: EntityUndoPatchBox<Entity>? {
+        _read { yield fields.pointee.spare }
+        _modify { yield &fields.pointee.spare }
+    }
+    @inlinable var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> UndoStorePatch?)? {
         get { fields.pointee.finish }
         set { fields.pointee.finish = newValue }
     }
@@ -291,10 +338,16 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         finish = { capture, storage in
             capture.dropUnchanged(storage)
             guard !capture.patch.isEmpty else { return nil }
-            // Taken out (a copy of the store may keep the capture alive), moved, not copied.
-            var patch = EntityUndoPatch<Entity>()
-            swap(&patch, &capture.patch)
-            return patch
+            // Taken out (a copy of the store may keep the capture alive), moved, not copied,
+            // into the spare box if there is one.
+            guard let box = capture.spare.take() else {
+                var patch = EntityUndoPatch<Entity>()
+                swap(&patch, &capture.patch)
+                return EntityUndoPatchBox(patch)
+            }
+            // The box's patch is empty (see `clearPatch(reusing:)`): the capture gets it back.
+            swap(&box.patch, &capture.patch)
+            return box
         }
         makeNext = { storage, fingerprint, retains in
             let capture = EntityUndoCapture(storage: storage, fingerprint: fingerprint, retains: retains)
@@ -304,8 +357,8 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         makeRecorder = { capture in
             let holder = EntityUndoCaptureHolder(capture)
             return EntityUndoRecorder(
-                begin: { address, retaining in
-                    holder.begin(address.assumingMemoryBound(to: EntityStore<Entity>.self), retaining: retaining)
+                begin: { (address: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) in
+                    holder.begin(address.assumingMemoryBound(to: EntityStore<Entity>.self), retaining: retaining, spare: spare)
                 },
                 end: { address in
                     address.assumingMemoryBound(to: EntityStore<Entity>.self).pointee.endUndoCaptureBoxed(holder.capture)
@@ -328,6 +381,35 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         default:
             recordMembership(event, in: storage)
         }
+    }
+
+    /// Records the update of `old`, in `slot` of `storage` (see ``record(_:in:)``).
+    @inlinable
+    func recordUpdate(_ old: consuming Entity, slot: Int, in storage: EntityStore<Entity>.Storage) {
+        if retained === storage { retained = nil }
+        if finish == nil { installSpecialized() }
+        let id = old.id
+        note(id, consume old, slot: slot)
+    }
+
+    /// Empties the patch for a new step (nothing a step noted outlives it: a step that ended
+    /// without a change keeps its patch). With `spare`, a box of this capture's entity type
+    /// from a step that left the history, the step records into the box's cleared buffers,
+    /// and the box then holds its patch (`finish`), if nothing else holds the box.
+    @inlinable
+    func clearPatch(reusing spare: consuming UndoStorePatch?) {
+        if spare != nil {
+            var box = unsafeDowncast(spare.take().unsafelyUnwrapped, to: EntityUndoPatchBox<Entity>.self)
+            if isKnownUniquelyReferenced(&box) {
+                box.patch.clearForReuse()
+                swap(&patch, &box.patch)
+                // The box now holds the previous patch: empty, for `finish` to swap back.
+                if !box.patch.isEmpty || box.patch.places != nil { box.patch = EntityUndoPatch() }
+                self.spare = consume box
+                return
+            }
+        }
+        if !patch.isEmpty || patch.places != nil { patch.clearForReuse() }
     }
 
     /// A mutation has changed the store: hold its storage again (see `retained`).
@@ -418,12 +500,15 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
 /// installs a capture in the store at the address (`retaining` as in `beginUndoCapture`),
 /// `end` ends it and gives the boxed patch (`endUndoCaptureBoxed`).
 @usableFromInline
-struct EntityUndoRecorder {
-    let begin: (UnsafeMutableRawPointer, Bool) -> Void
-    let end: (UnsafeMutableRawPointer) -> Any?
+final class EntityUndoRecorder {
+    /// The store's address, `retaining`, and a patch of a step that left the history to
+    /// record into (`EntityUndoCapture.recycle`), if any.
+    let begin: (UnsafeMutableRawPointer, Bool, consuming UndoStorePatch?) -> Void
+    let end: (UnsafeMutableRawPointer) -> UndoStorePatch?
 
     @usableFromInline
-    init(begin: @escaping (UnsafeMutableRawPointer, Bool) -> Void, end: @escaping (UnsafeMutableRawPointer) -> Any?) {
+    init(begin: @escaping (UnsafeMutableRawPointer, Bool, consuming UndoStorePatch?) -> Void,
+         end: @escaping (UnsafeMutableRawPointer) -> UndoStorePatch?) {
         self.begin = begin
         self.end = end
     }
@@ -445,20 +530,22 @@ final class EntityUndoCaptureHolder<Entity: Identifiable & Equatable & Sendable>
 
     /// Starts a step in the store at `store`, as `EntityStore.beginUndoCapture` does.
     @inlinable
-    func begin(_ store: UnsafeMutablePointer<EntityStore<Entity>>, retaining: Bool) {
+    func begin(_ store: UnsafeMutablePointer<EntityStore<Entity>>, retaining: Bool, spare: consuming UndoStorePatch?) {
         if !isKnownUniquelyReferenced(&capture) {
             capture = EntityUndoCapture(storage: nil, fingerprint: store.pointee._changeFingerprint, retains: retaining)
             capture.installSpecialized()
         }
-        let capture = self.capture
-        capture.isActive = true
-        // Nothing a step noted outlives it (a step that ended without a change keeps its patch).
-        capture.patch = EntityUndoPatch()
-        capture.mayHoldUnchanged = false
-        capture.retains = retaining
-        capture.retained = retaining ? store.pointee.storage : nil
-        capture.startFingerprint = store.pointee._changeFingerprint
-        store.pointee._undoCapture = capture
+        var spare = spare
+        // Not retained (the holder holds it, and nothing here replaces it).
+        Unmanaged.passUnretained(capture)._withUnsafeGuaranteedRef { capture in
+            capture.isActive = true
+            capture.clearPatch(reusing: spare.take())
+            capture.mayHoldUnchanged = false
+            capture.retains = retaining
+            capture.retained = retaining ? store.pointee.storage : nil
+            capture.startFingerprint = store.pointee._changeFingerprint
+            store.pointee._undoCapture = capture
+        }
     }
 }
 
@@ -469,6 +556,21 @@ extension EntityStore {
     func captureForUndo(_ event: @autoclosure () -> EntityUndoEvent<Entity>) {
         guard let capture = _undoCapture, capture.isActive else { return }
         capture.record(event(), in: storage)
+    }
+
+    /// ``captureForUndo(_:)`` of an update (the commonest change), without an event value:
+    /// `old` is the entity about to change, in `slot`.
+    @inlinable
+    func captureUpdateForUndo(_ old: Entity, slot: Int) {
+        guard let capture = _undoCapture, capture.isActive else { return }
+        capture.recordUpdate(old, slot: slot, in: storage)
+    }
+
+    /// ``captureUpdateForUndo(_:slot:)`` of the entity in `slot` (read only when a step is recorded).
+    @inlinable
+    func captureUpdateForUndo(inSlot slot: Int) {
+        guard let capture = _undoCapture, capture.isActive else { return }
+        capture.recordUpdate(storage.entity(inSlot: slot), slot: slot, in: storage)
     }
 
     /// Starts recording an undo step in this store. `retaining`: hold the storage until the
@@ -505,8 +607,10 @@ extension EntityStore {
     /// ``endUndoCapture(_:)`` with the patch boxed, by the capture's specialized `finish`
     /// when a mutation installed it.
     @inlinable
-    mutating func endUndoCaptureBoxed(_ capture: EntityUndoCapture<Entity>) -> Any? {
-        guard let finish = capture.finish, _undoCapture === capture else { return endUndoCapture(capture) }
+    mutating func endUndoCaptureBoxed(_ capture: EntityUndoCapture<Entity>) -> UndoStorePatch? {
+        guard let finish = capture.finish, _undoCapture === capture else {
+            return endUndoCapture(capture).map { EntityUndoPatchBox($0) }
+        }
         capture.isActive = false
         capture.retained = nil
         _undoCapture = nil

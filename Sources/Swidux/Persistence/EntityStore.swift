@@ -167,14 +167,14 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                         _observationLog.record(id, membership: true)
                     } else {
                         guard storage.slots[slot] != newValue else { return }
-                        captureForUndo(.update(storage.entity(inSlot: slot), slot: slot))
+                        captureUpdateForUndo(inSlot: slot)
                         storage.replace(inSlot: slot, with: newValue)
                         recordUpsert(id, isNew: false, slot: slot)
                         _observationLog.record(id)
                     }
                 } else if let slot = storage.index[id] {
                     guard storage.slots[slot] != newValue else { return }
-                    captureForUndo(.update(storage.entity(inSlot: slot), slot: slot))
+                    captureUpdateForUndo(inSlot: slot)
                     makeUnique()
                     storage.replace(inSlot: slot, with: newValue)
                     recordUpsert(id, isNew: false, slot: slot)
@@ -236,11 +236,14 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         try body(&value)
         precondition(value.id == id, "EntityStore.modify must not change the entity's id")
         guard value != old else { return true }
-        captureForUndo(.update(old, slot: slot))
+        // The entity's own id (equal to `id`, possibly not in representation).
+        let entityID = value.id
+        // The previous value moves into the undo step being recorded, if any (no copy).
+        if let capture = _undoCapture, capture.isActive { capture.recordUpdate(consume old, slot: slot, in: storage) }
         makeUnique()
-        storage.replace(inSlot: slot, with: value)
-        recordUpsert(old.id, isNew: false, slot: slot)
-        _observationLog.record(old.id)
+        storage.replace(inSlot: slot, with: consume value)
+        recordUpsert(entityID, isNew: false, slot: slot)
+        _observationLog.record(entityID)
         _changeFingerprint = .next()
         return true
     }

@@ -54,7 +54,7 @@ public final class UndoMiddleware<State> {
     /// skip them otherwise (they are generic over the state: a metadata lookup each).
     private var usesSnapshots = false
     /// The store's history, by patches (see the type's documentation).
-    @exclusivity(unchecked) private var patchUndo = Deque<StatePatch>()
+    private let patchUndo: StatePatchRing
     @exclusivity(unchecked) private var patchRedo: [StatePatch] = []
     @exclusivity(unchecked) private var patchCoalescingRun = false
 
@@ -67,6 +67,7 @@ public final class UndoMiddleware<State> {
     public init(maxDepth: Int = 100) {
         precondition(maxDepth > 0, "UndoMiddleware: maxDepth must be positive")
         self.maxDepth = maxDepth
+        patchUndo = StatePatchRing(limit: maxDepth)
     }
 
     /// Standalone (snapshot mode): records `state` (the state before a reduce) as an undo
@@ -126,15 +127,17 @@ public final class UndoMiddleware<State> {
     // MARK: The store's history, by patches
 
     /// Records a step and clears redo; a coalescing step following a coalescing one is
-    /// folded into it with `merge`.
-    func record(_ patch: consuming StatePatch, coalescing: Bool, merge: (StatePatch, inout StatePatch) -> Void) {
+    /// folded into it (`UndoLayout.merge`). When `maxDepth` is reached, the oldest step is
+    /// dropped, once the layout has taken from it what it reuses (`UndoLayout.recycle`).
+    /// (The layout, not closures: a closure of a method allocates its context on every send.)
+    func record(_ patch: consuming StatePatch, coalescing: Bool, layout: Unmanaged<UndoLayout<State>>) {
         if !patchRedo.isEmpty { patchRedo.removeAll() }
         if coalescing, patchCoalescingRun, !patchUndo.isEmpty {
-            merge(patch, &patchUndo[patchUndo.count - 1])
+            undoLayoutMerge(layout, patch, into: &patchUndo[patchUndo.count - 1])
             return
         }
         patchCoalescingRun = coalescing
-        pushUndo(patch)
+        pushUndo(patch, layout: layout)
     }
 
     /// The step to undo, or `nil`; the caller pushes its inverse with ``pushRedo(_:)``.
@@ -151,14 +154,14 @@ public final class UndoMiddleware<State> {
 
     func pushRedo(_ patch: consuming StatePatch) { patchRedo.append(patch) }
 
-    func pushUndo(_ patch: consuming StatePatch) {
-        patchUndo.append(patch)
-        if patchUndo.count > maxDepth { patchUndo.removeFirst() }
+    /// Pushes an undo step (see `record` for `layout`).
+    func pushUndo(_ patch: consuming StatePatch, layout: Unmanaged<UndoLayout<State>>) {
+        patchUndo.append(patch) { undoLayoutRecycle(layout, &$0) }
     }
 
     /// Applies `edit` to every undo and redo step. O(steps).
     func editPatches(_ edit: (inout StatePatch) -> Void) {
-        for index in patchUndo.indices { edit(&patchUndo[index]) }
+        for index in 0..<patchUndo.count { edit(&patchUndo[index]) }
         for index in patchRedo.indices { edit(&patchRedo[index]) }
     }
 

@@ -8,7 +8,7 @@ struct SlotValuesTests {
     @Test func behavesLikeADictionaryOfSlots() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<200 {
-            var values = SlotValues()
+            var values = SlotValues<Any>()
             var model: [Int: Int] = [:]
             var order: [Int] = []   // slots in the order they got a value (iteration order)
             for _ in 0..<30 {
@@ -28,6 +28,14 @@ struct SlotValuesTests {
                 #expect(values.map(\.index) == order)
                 #expect(values.map { $0.value as! Int } == order.map { model[$0]! })
             }
+            // Popping gives the values in the same order, and leaves nothing.
+            var popped: [Int] = []
+            while let (slot, value) = values.popFirst() {
+                #expect(value as? Int == model[slot])
+                popped.append(slot)
+            }
+            #expect(popped == order)
+            #expect(values.isEmpty)
         }
     }
 }
