@@ -44,6 +44,12 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     let persistence: PersistenceMiddleware<State>?
     let undoStack: UndoMiddleware<State>?
     private let undoPolicy: (Action) -> UndoPolicy
+    /// The default policy, for an action type that is not a class and does not conform to
+    /// ``UndoableAction``: every action records, once a first action showed that the type is
+    /// not an existential (whose values' types might conform).
+    private let mayRecordEveryAction: Bool
+    /// Set when that was shown: `reduce` then calls no policy closure.
+    @exclusivity(unchecked) private var recordsEveryAction = false
     let logger: Logger
     private let onUnexpectedError: @MainActor (any Error) -> Void
     private var runner: EffectRunner<Action>!
@@ -94,6 +100,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         self.persistence = persistence
         self.undoStack = undo
         self.undoPolicy = undoPolicy ?? Self.defaultUndoPolicy()
+        self.mayRecordEveryAction = undo != nil && undoPolicy == nil
+            && !(Action.self is any UndoableAction.Type) && !(Action.self is AnyObject.Type)
         self.logger = logger
         let log = logger
         self.onUnexpectedError = onUnexpectedError ?? { error in
@@ -237,7 +245,15 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     private func reduce(_ action: Action, followUpOf parent: EffectScope?, in scope: EffectScope?) -> StoreTask {
         if isPlain { return reducePlain(action, followUpOf: parent, in: scope) }
         isReducing = true
-        let policy: UndoPolicy = undoStack == nil || isRecordingUndo ? .skip : undoPolicy(action)
+        let policy: UndoPolicy
+        if undoStack == nil || isRecordingUndo {
+            policy = .skip
+        } else if recordsEveryAction {
+            policy = .record
+        } else {
+            policy = undoPolicy(action)
+            if mayRecordEveryAction, type(of: action) == Action.self { recordsEveryAction = true }
+        }
         var recording: UndoLayout<State>.Recording?
         if policy != .skip {
             isRecordingUndo = true

@@ -9,6 +9,7 @@
 // heap of concurrent tests. Nested fields are reached by applying the key paths one after
 // the other (`FieldAccess`), which is clean.
 @_spi(Reflection) import Swift
+import Foundation
 
 /// How a ``Store``'s state is split for undo by patches: its entity stores (each records the
 /// previous values of exactly the ids an action changed) and its other fields (each kept
@@ -232,7 +233,17 @@ struct SlotValues<Value>: Sequence {
     /// `nil` once held): `append` takes what a slot gives, an `Any?`, without unwrapping it.
     private var firstIndex = -1
     private var firstValue: Value? = nil
-    private var others: [(index: Int, value: Value?)] = []
+    /// `nil` until a second value comes (an empty array costs a release when a step is
+    /// destroyed, and a retain when one is made).
+    private var storedOthers: [(index: Int, value: Value?)]?
+    private var others: [(index: Int, value: Value?)] {
+        get { storedOthers ?? [] }
+        _modify {
+            if storedOthers == nil { storedOthers = [] }
+            yield &storedOthers!
+        }
+    }
+    private var hasOthers: Bool { storedOthers.map { !$0.isEmpty } ?? false }
 
     var isEmpty: Bool { firstIndex < 0 }
 
@@ -248,7 +259,7 @@ struct SlotValues<Value>: Sequence {
             if firstIndex == index, index >= 0 {
                 if let newValue {
                     firstValue = newValue
-                } else if others.isEmpty {
+                } else if !hasOthers {
                     firstIndex = -1
                     firstValue = nil
                 } else {
@@ -289,7 +300,7 @@ struct SlotValues<Value>: Sequence {
         guard firstIndex >= 0 else { return nil }
         let index = firstIndex
         let value = firstValue.take().unsafelyUnwrapped
-        if others.isEmpty {
+        if !hasOthers {
             firstIndex = -1
         } else {
             let next = others.removeFirst()
@@ -532,17 +543,7 @@ final class TypedFieldSlot<State, Value>: FieldSlot<State> {
 
     /// Byte-wise equality of `count` bytes.
     private static func bytesEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, count: Int) -> Bool {
-        var offset = 0
-        while offset + 8 <= count {
-            if lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                != rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) { return false }
-            offset += 8
-        }
-        while offset < count {
-            if lhs.load(fromByteOffset: offset, as: UInt8.self) != rhs.load(fromByteOffset: offset, as: UInt8.self) { return false }
-            offset += 1
-        }
-        return true
+        memcmp(lhs, rhs, count) == 0
     }
 }
 

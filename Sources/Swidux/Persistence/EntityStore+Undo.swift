@@ -186,8 +186,10 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     @inlinable
     mutating func clearForReuse() {
         if touches.capacity <= Self.reusableCapacity, steps.capacity <= Self.reusableCapacity {
-            touches.removeAll(keepingCapacity: true)
-            steps.removeAll(keepingCapacity: true)
+            // One at a time, in code specialized for the entity type (`removeAll(keepingCapacity:)`
+            // destroys the elements through the runtime's generic array destroy).
+            while !touches.isEmpty { touches.removeLast() }
+            while !steps.isEmpty { steps.removeLast() }
             places = nil
         } else {
             self = EntityUndoPatch()
@@ -335,20 +337,7 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
     /// Installs `finish` and `makeNext`, compiled where this is inlined (see `finish`).
     @inlinable
     func installSpecialized() {
-        finish = { capture, storage in
-            capture.dropUnchanged(storage)
-            guard !capture.patch.isEmpty else { return nil }
-            // Taken out (a copy of the store may keep the capture alive), moved, not copied,
-            // into the spare box if there is one.
-            guard let box = capture.spare.take() else {
-                var patch = EntityUndoPatch<Entity>()
-                swap(&patch, &capture.patch)
-                return EntityUndoPatchBox(patch)
-            }
-            // The box's patch is empty (see `clearPatch(reusing:)`): the capture gets it back.
-            swap(&box.patch, &capture.patch)
-            return box
-        }
+        finish = { capture, storage in capture.takePatch(storage) }
         makeNext = { storage, fingerprint, retains in
             let capture = EntityUndoCapture(storage: storage, fingerprint: fingerprint, retains: retains)
             capture.installSpecialized()
@@ -360,10 +349,26 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
                 begin: { (address: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) in
                     holder.begin(address.assumingMemoryBound(to: EntityStore<Entity>.self), retaining: retaining, spare: spare)
                 },
-                end: { address in
-                    address.assumingMemoryBound(to: EntityStore<Entity>.self).pointee.endUndoCaptureBoxed(holder.capture)
-                })
+                end: { address in holder.end(address.assumingMemoryBound(to: EntityStore<Entity>.self)) })
         }
+    }
+
+    /// The end of a step that changed the store (`storage`, its storage now): its patch,
+    /// boxed, or `nil` when the changes cancelled out.
+    @inlinable
+    func takePatch(_ storage: EntityStore<Entity>.Storage) -> UndoStorePatch? {
+        dropUnchanged(storage)
+        guard !patch.isEmpty else { return nil }
+        // Taken out (a copy of the store may keep the capture alive), moved, not copied,
+        // into the spare box if there is one.
+        guard let box = spare.take() else {
+            var taken = EntityUndoPatch<Entity>()
+            swap(&taken, &patch)
+            return EntityUndoPatchBox(taken)
+        }
+        // The box's patch is empty (see `clearPatch(reusing:)`): the capture gets it back.
+        swap(&box.patch, &patch)
+        return box
     }
 
     /// Records `event`, about to be applied to `storage`.
@@ -545,6 +550,21 @@ final class EntityUndoCaptureHolder<Entity: Identifiable & Equatable & Sendable>
             capture.retained = retaining ? store.pointee.storage : nil
             capture.startFingerprint = store.pointee._changeFingerprint
             store.pointee._undoCapture = capture
+        }
+    }
+
+    /// Ends the step of the store at `store`, as `EntityStore.endUndoCaptureBoxed` does, in
+    /// code specialized for the entity type (no `finish` closure to load and call).
+    @inlinable
+    func end(_ store: UnsafeMutablePointer<EntityStore<Entity>>) -> UndoStorePatch? {
+        Unmanaged.passUnretained(capture)._withUnsafeGuaranteedRef { capture in
+            // Replaced wholesale (or never begun): the general path records the difference.
+            guard store.pointee._undoCapture === capture else { return store.pointee.endUndoCaptureBoxed(capture) }
+            capture.isActive = false
+            capture.retained = nil
+            store.pointee._undoCapture = nil
+            guard store.pointee._changeFingerprint != capture.startFingerprint else { return nil }
+            return capture.takePatch(store.pointee.storage)
         }
     }
 }

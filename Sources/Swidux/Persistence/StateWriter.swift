@@ -233,21 +233,6 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         case atomic(AtomicGroup, (WriteBatch<Entity>) -> @Sendable (Any) throws -> any Sendable)
     }
 
-    @usableFromInline
-    struct PendingWrite {
-        @usableFromInline let seq: UInt64
-        @usableFromInline var entity: Entity
-        /// New to the backend (see ``WriteBatch/insertions``); otherwise an update.
-        @usableFromInline var isInsertion: Bool
-
-        @inlinable
-        init(seq: UInt64, entity: Entity, isInsertion: Bool) {
-            self.seq = seq
-            self.entity = entity
-            self.isInsertion = isInsertion
-        }
-    }
-
     let keyPath: WritableKeyPath<State, EntityStore<Entity>>
     let sink: Sink
     /// The pending work, behind a pointer: stored properties of a class get a run-time
@@ -255,7 +240,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     /// Every access goes through the computed properties below, none held across another.
     @usableFromInline
     struct Fields {
-        @usableFromInline var pendingWrites: [ID: PendingWrite] = [:]
+        @usableFromInline var pendingWrites = PendingWrites<Entity>()
         @usableFromInline var pendingDeletions: [ID: UInt64] = [:]
         @usableFromInline var pendingOrder: [ID]?
         @usableFromInline var sequence: UInt64 = 0
@@ -267,8 +252,8 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     /// that the drain closure, run after every reduce, needs no executor check.
     @usableFromInline nonisolated(unsafe) let fields: UnsafeMutablePointer<Fields>
 
-    /// Latest value per written id, in first-recorded order; deletions likewise.
-    @inlinable nonisolated var pendingWrites: [ID: PendingWrite] {
+    /// Latest value per written id, in first-recorded order; deletions by sequence number.
+    @inlinable nonisolated var pendingWrites: PendingWrites<Entity> {
         _read { yield fields.pointee.pendingWrites }
         _modify { yield &fields.pointee.pendingWrites }
     }
@@ -370,7 +355,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
             // fail, the backend still holds the row at its old place.
             if insertion, (!pendingDeletions.isEmpty && pendingDeletions[id] != nil)
                 || (!inFlightDeletions.isEmpty && inFlightDeletions.contains(id)) { orderDirty = true }
-            recordWrite(entity, insertion: insertion)
+            recordWrite(entity, insertion: insertion, slot: entry.slot)
         }
         if store._changes._rehydrated {
             // `merge(from:)` may have added back entities whose deletion waits or is in flight.
@@ -386,63 +371,23 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         return true
     }
 
+    /// Records `entity` as its id's latest pending value; `slot`, where the store holds it
+    /// (-1: unknown), lets an id written again be found without hashing (``PendingWrites``).
     @inlinable
-    nonisolated func recordWrite(_ entity: Entity, insertion: Bool) {
-        let id = entity.id
-        if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: id) }
-        // An update is usually of a pending id (the same entities edited again and again):
-        // found by one hash, it takes the latest value in place (one copy of the entity).
-        if !insertion, let index = pendingWrites.index(forKey: id) {
-            pendingWrites.values[index].entity = entity
-            return
-        }
-        // Otherwise one hash: a new id gets the next sequence number, a pending one keeps its
-        // own and takes the latest value.
-        let next = sequence &+ 1
-        let seq = Self.overwrite(
-            &pendingWrites[id, default: PendingWrite(seq: next, entity: entity, isInsertion: insertion)],
-            with: entity, insertion: insertion)
-        if seq == next { sequence = next }
-    }
-
-    /// The latest value wins; an insertion stays one. Returns the write's sequence number.
-    @inlinable
-    nonisolated static func overwrite(_ write: inout PendingWrite, with entity: Entity, insertion: Bool) -> UInt64 {
-        write.entity = entity
-        if insertion { write.isInsertion = true }
-        return write.seq
+    nonisolated func recordWrite(_ entity: Entity, insertion: Bool, slot: Int = -1) {
+        if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: entity.id) }
+        pendingWrites.record(entity, insertion: insertion, slot: slot)
     }
 
     @inlinable
     nonisolated func recordDeletion(_ id: ID) {
-        if !pendingWrites.isEmpty { pendingWrites.removeValue(forKey: id) }
+        if !pendingWrites.isEmpty { pendingWrites.remove(id) }
         sequence &+= 1
         pendingDeletions[id] = sequence
     }
 
-    /// The pending writes in sequence order.
-    private func orderedPendingWrites() -> [PendingWrite] {
-        guard pendingWrites.count > 1 else { return Array(pendingWrites.values) }
-        var low = UInt64.max, high = UInt64.min
-        for write in pendingWrites.values {
-            low = min(low, write.seq)
-            high = max(high, write.seq)
-        }
-        // Sequence numbers are unique and, unless many writes were replaced by deletions,
-        // dense: placing each at its number beats sorting the (large) writes.
-        guard high - low < 4 * UInt64(pendingWrites.count) else {
-            return pendingWrites.values.sorted { $0.seq < $1.seq }
-        }
-        var placed = [PendingWrite?](repeating: nil, count: Int(high - low) + 1)
-        for write in pendingWrites.values { placed[Int(write.seq - low)] = write }
-        var writes: [PendingWrite] = []
-        writes.reserveCapacity(pendingWrites.count)
-        for write in placed { if let write { writes.append(write) } }
-        return writes
-    }
-
     func takePending() -> PendingFlush {
-        let writes = orderedPendingWrites()
+        let writes = pendingWrites.ordered
         var insertions = Set<ID>()
         for write in writes where write.isInsertion {
             if insertions.isEmpty { insertions.reserveCapacity(writes.count) }
@@ -480,9 +425,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         for id in batch.deletions { recordDeletion(id) }
         for entity in batch.writes { recordWrite(entity, insertion: batch.isInsertion(entity.id)) }
         for (id, _) in newerDeletions.sorted(by: { $0.value < $1.value }) { recordDeletion(id) }
-        for (_, write) in newerWrites.sorted(by: { $0.value.seq < $1.value.seq }) {
-            recordWrite(write.entity, insertion: write.isInsertion)
-        }
+        for write in newerWrites.ordered { recordWrite(write.entity, insertion: write.isInsertion) }
         // Any drain since the batch was taken refreshed the order (see `drain`).
         pendingOrder = newerOrder ?? batch.order
     }
@@ -501,7 +444,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
                 // A newer insertion re-creates the entity: the store keeps it.
                 if write.isInsertion { continue }
                 // A newer update would vanish again.
-                pendingWrites.removeValue(forKey: id)
+                pendingWrites.remove(id)
             }
             // The row is gone already.
             pendingDeletions.removeValue(forKey: id)
