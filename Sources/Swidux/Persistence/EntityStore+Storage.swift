@@ -48,12 +48,13 @@ extension EntityStore {
         /// computed properties below, none of which is held across another.
         @usableFromInline
         struct Fields {
+            /// First: `hasEmptyPositionCache` reads it at offset 0.
+            @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
             @usableFromInline var slots: [Entity?]
             @usableFromInline var index: [ID: Int]
             @usableFromInline var stamps: [UInt32]
             @usableFromInline var firstTombstone: Int
             @usableFromInline var lastTombstone: Int
-            @usableFromInline var positionCache: ManagedAtomicLazyReference<EntityStorePositionMap>?
             @usableFromInline var compactionCount: Int
             @usableFromInline var compactionWork: Int
 
@@ -120,6 +121,7 @@ extension EntityStore {
 
         @inlinable
         init(minimumCapacity: Int = 0) {
+            assert(MemoryLayout<Fields>.offset(of: \Fields.positionCache) == 0, "hasEmptyPositionCache reads offset 0")
             fields = .allocate(capacity: 1)
             fields.initialize(to: Fields())
             if minimumCapacity > 0 {
@@ -213,6 +215,16 @@ extension EntityStore {
             if offset < map.slots.count { return map.slots[offset] }
             // Appended after the map was built: appends fill the last slots contiguously.
             return slots.count - (live - position)
+        }
+
+        /// `true` when a position cache is installed and no map was built in it yet. Read on
+        /// every removal, without retaining the cache (a retain and a release of it cost more
+        /// than the rest of the check): its reference is loaded from offset 0 of the fields.
+        @inlinable
+        var hasEmptyPositionCache: Bool {
+            guard let raw = UnsafeRawPointer(fields).load(as: UnsafeRawPointer?.self) else { return false }
+            return Unmanaged<ManagedAtomicLazyReference<EntityStorePositionMap>>.fromOpaque(raw)
+                ._withUnsafeGuaranteedRef { $0.load() == nil }
         }
 
         /// The position map of the current layout, built on first use.
@@ -344,7 +356,7 @@ extension EntityStore {
                 positionCache = nil
             } else if tombstoneCount > 2 * index.count {
                 compact()
-            } else if fields.pointee.positionCache == nil || fields.pointee.positionCache?.load() != nil {
+            } else if !hasEmptyPositionCache {
                 // No cache, or its map was built (stale now): a fresh, empty one.
                 positionCache = ManagedAtomicLazyReference()
             }
