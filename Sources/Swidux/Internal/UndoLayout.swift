@@ -21,6 +21,9 @@ import Foundation
 /// other property is a field. A state that is not a struct (or a nested struct with a `let`
 /// property, or entity stores inside an array or an enum) is kept whole instead: the
 /// snapshot mode, where a step keeps its previous value entire.
+///
+/// Not actor-isolated, and not `Sendable`: the store's box owns it and uses it on the main
+/// actor only (nonisolated, its per-step calls pay no executor check).
 final class UndoLayout<State> {
     let stores: [StoreSlot<State>]
     let fields: [FieldSlot<State>]
@@ -230,7 +233,7 @@ struct StatePatch {
 struct SlotValues<Value>: Sequence {
     typealias Element = (index: Int, value: Value)
     /// The first value's slot, or -1 when there is none. Values are held as optionals (never
-    /// `nil` once held): `append` takes what a slot gives, an `Any?`, without unwrapping it.
+    /// `nil` once held): `append` takes what a slot gives, a `Value?`, without unwrapping it.
     private var firstIndex = -1
     private var firstValue: Value? = nil
     /// `nil` until a second value comes (an empty array costs a release when a step is

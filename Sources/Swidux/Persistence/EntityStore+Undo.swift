@@ -237,7 +237,7 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         @usableFromInline var patch = EntityUndoPatch<Entity>()
         @usableFromInline var mayHoldUnchanged = false
         /// A box from a step that left the history, whose buffers the next step records into
-        /// and which then holds that step's patch (see `recycle`).
+        /// and which then holds that step's patch (see `clearPatch(reusing:)`).
         @usableFromInline var spare: EntityUndoPatchBox<Entity>?
         @usableFromInline var finish: ((EntityUndoCapture<Entity>, EntityStore<Entity>.Storage) -> UndoStorePatch?)?
         @usableFromInline var makeNext: ((EntityStore<Entity>.Storage?, ChangeFingerprint, Bool) -> EntityUndoCapture<Entity>)?
@@ -507,7 +507,7 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
 @usableFromInline
 final class EntityUndoRecorder {
     /// The store's address, `retaining`, and a patch of a step that left the history to
-    /// record into (`EntityUndoCapture.recycle`), if any.
+    /// record into (`EntityUndoCapture.clearPatch(reusing:)`), if any.
     let begin: (UnsafeMutableRawPointer, Bool, consuming UndoStorePatch?) -> Void
     let end: (UnsafeMutableRawPointer) -> UndoStorePatch?
 
