@@ -564,7 +564,8 @@ final class EntityUndoCaptureHolder<Entity: Identifiable & Equatable & Sendable>
             capture.retained = nil
             store.pointee._undoCapture = nil
             guard store.pointee._changeFingerprint != capture.startFingerprint else { return nil }
-            return capture.takePatch(store.pointee.storage)
+            // The storage borrowed, not retained (the store holds it).
+            return Unmanaged.passUnretained(store.pointee.storage)._withUnsafeGuaranteedRef { capture.takePatch($0) }
         }
     }
 }

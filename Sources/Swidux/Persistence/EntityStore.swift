@@ -239,7 +239,13 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         // The entity's own id (equal to `id`, possibly not in representation).
         let entityID = value.id
         // The previous value moves into the undo step being recorded, if any (no copy).
-        if let capture = _undoCapture, capture.isActive { capture.recordUpdate(consume old, slot: slot, in: storage) }
+        if let capture = _undoCapture.map(Unmanaged.passUnretained) {
+            // Borrowed, not retained: the store holds the capture throughout.
+            var moved = Optional(consume old)
+            capture._withUnsafeGuaranteedRef { capture in
+                if capture.isActive { capture.recordUpdate(moved.take().unsafelyUnwrapped, slot: slot, in: storage) }
+            }
+        }
         makeUnique()
         storage.replace(inSlot: slot, with: consume value)
         recordUpsert(entityID, isNew: false, slot: slot)
