@@ -331,11 +331,10 @@ struct SlotValues<Value>: Sequence {
 /// the layout's loops call it without generic metadata.
 class SlotRecorder {
     // Abstract: see TypedStoreSlot and TypedFieldSlot.
-    /// Starts the step: a store slot installs a capture in its store, a field slot keeps the
-    /// field's value (each until ``end(_:)``).
+    /// Starts the step of a field slot: it keeps the field's value (until ``end(_:)``).
     func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) { fatalError("abstract") }
-    /// Starts the step of a store slot, which may record into `spare` (a patch of a step
-    /// that left the history).
+    /// Starts the step of a store slot: it installs a capture in its store (until
+    /// ``endStore(_:)``), which may record into `spare` (a patch of a step that left the history).
     func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
         fatalError("abstract")
     }
@@ -375,10 +374,6 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
     init(_ access: FieldAccess<State, EntityStore<Entity>>) {
         self.access = access
         offset = access.offset
-    }
-
-    override func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) {
-        beginStore(state, retaining: retaining, spare: nil)
     }
 
     override func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {

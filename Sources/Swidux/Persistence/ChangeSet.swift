@@ -444,9 +444,8 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
             }
         }
         if journal.capacity <= 64 {
-            // One at a time: `Array.removeLast()` is cheap, the ranged removals are generic.
             if journal.count <= 4 {
-                while !journal.isEmpty { journal.removeLast() }
+                journal.removeAllOneByOne()
             } else {
                 journal.removeAll(keepingCapacity: true)
             }

@@ -261,13 +261,7 @@ extension EntityStore {
         @inlinable
         func setStamp(_ stamp: UInt32?, at slot: Int) {
             guard let stamp else { return }
-            let count = stamps.count
-            if slot < count {
-                stamps[slot] = stamp
-            } else {
-                if slot > count { stamps.append(contentsOf: repeatElement(0, count: slot - count)) }
-                stamps.append(stamp)
-            }
+            stamps.setGrowing(stamp, at: slot)
         }
 
         /// Appends an entity whose id is not in the storage.

@@ -238,14 +238,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         guard value != old else { return true }
         // The entity's own id (equal to `id`, possibly not in representation).
         let entityID = value.id
-        // The previous value moves into the undo step being recorded, if any (no copy).
-        if let capture = _undoCapture.map(Unmanaged.passUnretained) {
-            // Borrowed, not retained: the store holds the capture throughout.
-            var moved = Optional(consume old)
-            capture._withUnsafeGuaranteedRef { capture in
-                if capture.isActive { capture.recordUpdate(moved.take().unsafelyUnwrapped, slot: slot, in: storage) }
-            }
-        }
+        captureUpdateForUndo(consume old, slot: slot)
         makeUnique()
         storage.replace(inSlot: slot, with: consume value)
         recordUpsert(entityID, isNew: false, slot: slot)

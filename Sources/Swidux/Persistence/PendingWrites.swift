@@ -79,8 +79,7 @@ struct PendingWrites<Entity: Identifiable & Sendable> where Entity.ID: Sendable 
 
     @inlinable
     mutating func setHint(_ slot: Int, _ position: Int) {
-        if slot >= bySlot.count { bySlot.append(contentsOf: repeatElement(0, count: slot - bySlot.count + 1)) }
-        bySlot[slot] = UInt32(position + 1)
+        bySlot.setGrowing(UInt32(position + 1), at: slot)
     }
 
     /// Removes `id`'s pending write; returns it.

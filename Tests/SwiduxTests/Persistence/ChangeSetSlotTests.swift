@@ -28,10 +28,16 @@ struct ChangeSetSlotTests {
 
     static func rows(_ n: Int, tag: Int) -> [Row] { (0..<n).map { Row(id: CountedID(tag: tag, value: $0), value: 0) } }
 
+    /// A store of `rows` with nothing recorded (its construction's records drained).
+    static func drainedStore(_ rows: [Row]) -> EntityStore<Row> {
+        var store = EntityStore(rows)
+        _ = store.drainChanges()
+        return store
+    }
+
     @Test func modifyingAndDeletingHashEachIDOnce() {
         let tag = 1
-        var store = EntityStore(Self.rows(200, tag: tag))
-        _ = store.drainChanges()
+        var store = Self.drainedStore(Self.rows(200, tag: tag))
         var before = CountedID.count(tag)
         for row in Self.rows(200, tag: tag) { store.modify(row.id) { $0.value += 1 } }
         // One hash per modify (the store's index), none for the change set.
@@ -74,8 +80,7 @@ struct ChangeSetSlotTests {
 
     @Test func reInsertionAfterDeletionIsFoundThroughTheDeletions() {
         let tag = 3
-        var store = EntityStore(Self.rows(10, tag: tag))
-        _ = store.drainChanges()
+        var store = Self.drainedStore(Self.rows(10, tag: tag))
         let rows = Self.rows(10, tag: tag)
         store.modify(rows[3].id) { $0.value = 7 }
         store[rows[3].id] = nil
@@ -95,8 +100,7 @@ struct ChangeSetSlotTests {
     @Test func stampsSurviveCompactionAndCopies() {
         let tag = 4
         let rows = Self.rows(1_000, tag: tag)
-        var store = EntityStore(rows)
-        _ = store.drainChanges()
+        var store = Self.drainedStore(rows)
         let kept = rows.filter { $0.id.value % 4 == 0 || $0.id.value >= 990 }
         for row in kept { store.modify(row.id) { $0.value = 1 } }
         let copy = store
@@ -124,8 +128,7 @@ struct ChangeSetSlotTests {
     @Test func reorderingFallsBackToTheIndexAndStaysExact() {
         let tag = 5
         let rows = Self.rows(50, tag: tag)
-        var store = EntityStore(rows)
-        _ = store.drainChanges()
+        var store = Self.drainedStore(rows)
         for row in rows.prefix(10) { store.modify(row.id) { $0.value = 1 } }
         store.sort { $0.id.value > $1.id.value }
         store._checkInvariants()
@@ -144,8 +147,7 @@ struct ChangeSetSlotTests {
     @Test func afterAMoveTheChangeSetHashesEachRecordOnce() {
         let tag = 7
         let rows = Self.rows(50, tag: tag)
-        var store = EntityStore(rows)
-        _ = store.drainChanges()
+        var store = Self.drainedStore(rows)
         store.modify(rows[0].id) { $0.value = 1 }
         // A move carries no stamps: the change set finds its entries by id from then on.
         store.move(fromOffsets: IndexSet(integer: 0), toOffset: 10)
@@ -171,8 +173,7 @@ struct ChangeSetSlotTests {
     @Test func aChangeSetTakenFromAStoreAnswersByID() {
         let tag = 6
         let rows = Self.rows(20, tag: tag)
-        var store = EntityStore(rows)
-        _ = store.drainChanges()
+        var store = Self.drainedStore(rows)
         store.modify(rows[1].id) { $0.value = 1 }
         store[rows[2].id] = nil
         var changes = store.changes

@@ -1,0 +1,26 @@
+// Two array operations the persistence and undo hot paths share, specialized where they are
+// inlined.
+
+extension Array {
+    /// Removes every element, one at a time, keeping the capacity: for a few elements this is
+    /// cheaper than `removeAll(keepingCapacity:)`, whose ranged removal destroys the elements
+    /// through the runtime's generic array destroy where it is not specialized.
+    @inlinable
+    mutating func removeAllOneByOne() {
+        while !isEmpty { removeLast() }
+    }
+}
+
+extension Array where Element == UInt32 {
+    /// Sets the element at `index`, appending zeros first when the array is shorter (per-slot
+    /// hints and stamps: a slot not written yet reads 0, "none").
+    @inlinable
+    mutating func setGrowing(_ value: UInt32, at index: Int) {
+        if index < count {
+            self[index] = value
+        } else {
+            if index > count { append(contentsOf: repeatElement(0, count: index - count)) }
+            append(value)
+        }
+    }
+}
