@@ -583,6 +583,7 @@ where Entity.ID: Sendable {
         self.path = path
         self.writable = path as? WritableKeyPath<State, EntityStore<Entity>>
         self.seen = seen
+        ChangeFingerprint.markSeen()
     }
 
     override func row(_ id: Entity.ID) {
@@ -639,6 +640,7 @@ where Entity.ID: Sendable {
         }
         if let writable { state[keyPath: writable]._trimObservationLog(keepingSince: seen) }
         seen = now
+        ChangeFingerprint.markSeen()
     }
 
     var trackedEntryCount: Int { rows.count + (membershipKey == nil ? 0 : 1) }

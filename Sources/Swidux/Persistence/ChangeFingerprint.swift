@@ -17,6 +17,14 @@ public struct ChangeFingerprint: Hashable, Sendable, CustomStringConvertible {
         ChangeFingerprint(raw: fingerprintCounter.wrappingIncrementThenLoad(ordering: .relaxed))
     }
 
+    /// Marks the fingerprints handed out so far as seen by a reader of an entity store's
+    /// observation log: the next change starts a new step of the log, which the reader
+    /// finds by the fingerprint it saw (see `EntityObservationLog.didChange`).
+    @inlinable
+    static func markSeen() {
+        fingerprintCounter.wrappingIncrement(ordering: .relaxed)
+    }
+
     public var description: String { "#\(raw)" }
 }
 

@@ -335,24 +335,28 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     }
 
     /// Records the deletion of `id`, whose entity was in a slot stamped `stamp`.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func recordDeletion(_ id: ID, stamp: UInt32) {
         guard bySlot, journal.count < Int(UInt32.max) - 1 else {
             record(id, .deletion)
             return
         }
-        let staled: Bool
-        if let place = stampedEntry(of: id, stamp: stamp) {
-            journal[place].kind = .stale
-            liveCount -= 1
-            staled = true
-        } else {
-            staled = false
-        }
-        journal.append(Entry(id: id, kind: .deletion))
-        liveCount += 1
+        // Appended first: the id goes straight from the caller to the journal (after a
+        // branch, the compiler stores a `UUID` byte by byte).
+        let staled = stampedEntry(of: id, stamp: stamp)
+        appendToJournal(id, .deletion)
         liveDeletions += 1
-        if staled { didStale() }
+        if let place = staled {
+            journal[place].kind = .stale
+            didStale()
+        } else {
+            liveCount += 1
+        }
+    }
+
+    @inlinable @inline(never)
+    mutating func appendToJournal(_ id: ID, _ kind: Kind) {
+        journal.append(Entry(id: id, kind: kind))
     }
 
     /// Counts a new stale entry; compacts the journal when they outnumber the live ones.

@@ -110,7 +110,7 @@ extension EntityStore {
         for upsert in placed {
             guard var slot = storage.index[upsert.entity.id] else { return false }
             slot += 1
-            while slot < storage.slots.count, storage.slots[slot] == nil { slot += 1 }
+            while slot < storage.slots.count, !storage.isLive(slot) { slot += 1 }
             let next = slot < storage.slots.count ? storage.slots[slot]?.id : nil
             if let successor = upsert.successors.first, storage.index[successor] != nil {
                 if next != successor { return false }

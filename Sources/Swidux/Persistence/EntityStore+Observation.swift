@@ -71,10 +71,25 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
     }
 
     /// Closes a step: the store's fingerprint went from `old` to `new`.
+    ///
+    /// The step extends the previous one when no fingerprint was handed out between `old`
+    /// and `new` and the previous step ends at `old`: then no reader can have seen `old`
+    /// (a reader marks what it saw with `ChangeFingerprint.markSeen()`, which hands one
+    /// out), and a reducer's loop of mutations costs one step instead of one per mutation.
     @inlinable
     mutating func didChange(from old: ChangeFingerprint, to new: ChangeFingerprint) {
-        steps.append(Step(
-            from: old, to: new, idEnd: ids.count, membership: pendingMembership, reorder: pendingReorder, known: pendingKnown))
+        let last = steps.count - 1
+        if last >= 0, new.raw == old.raw &+ 1, steps[last].to == old {
+            steps[last].to = new
+            steps[last].idEnd = ids.count
+            if pendingMembership { steps[last].membership = true }
+            if pendingReorder { steps[last].reorder = true }
+            if !pendingKnown { steps[last].known = false }
+        } else {
+            steps.append(Step(
+                from: old, to: new, idEnd: ids.count, membership: pendingMembership, reorder: pendingReorder,
+                known: pendingKnown))
+        }
         pendingMembership = false
         pendingReorder = false
         pendingKnown = false
@@ -88,8 +103,10 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
         var drop = steps.count / 2
         while drop < steps.count, ids.count - (drop == 0 ? 0 : steps[drop - 1].idEnd) > Self.maxIDs / 2 { drop += 1 }
         if drop >= steps.count {
-            steps = []
-            ids = []
+            // Keeping the buffers: a loop of mutations in one step lands here every
+            // `maxIDs` ids.
+            steps.removeAll(keepingCapacity: true)
+            ids.removeAll(keepingCapacity: true)
             return
         }
         let idStart = drop == 0 ? 0 : steps[drop - 1].idEnd

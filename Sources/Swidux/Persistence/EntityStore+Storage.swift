@@ -180,6 +180,20 @@ extension EntityStore {
             slots[slot].unsafelyUnwrapped.id
         }
 
+        /// `true` if `slot` holds an entity, `false` for a tombstone.
+        @inlinable
+        func isLive(_ slot: Int) -> Bool {
+            Self.isLive(slots[slot])
+        }
+
+        /// `true` for an entity, `false` for a tombstone. A pattern, not `!= nil`: the
+        /// comparison with `nil` builds and destroys a `nil` of the entity's type each time.
+        @inlinable @inline(__always)
+        static func isLive(_ slot: borrowing Entity?) -> Bool {
+            if case .some = copy slot { return true }
+            return false
+        }
+
         /// The entity with `id`, if any.
         @inlinable
         func entity(forID id: ID) -> Entity? {
@@ -243,7 +257,7 @@ extension EntityStore {
             let base = Swift.min(firstTombstone, slots.count)
             var map: [Int] = []
             map.reserveCapacity(index.count - base)
-            for slot in base..<slots.count where slots[slot] != nil {
+            for slot in base..<slots.count where isLive(slot) {
                 map.append(slot)
             }
             return EntityStorePositionMap(base: base, slots: map)
@@ -339,7 +353,7 @@ extension EntityStore {
             }
             if highestSlot == slots.count - 1 {
                 // Only a removal at the end leaves trailing tombstones.
-                while let last = slots.last, last == nil { slots.removeLast() }
+                while !slots.isEmpty, !isLive(slots.count - 1) { slots.removeLast() }
             }
             // The last slot is live: no tombstone is above the one before it.
             if lastTombstone > slots.count - 2 { lastTombstone = slots.count - 2 }
@@ -362,14 +376,15 @@ extension EntityStore {
         func compact() {
             guard firstTombstone < slots.count else { return }
             let first = firstTombstone
-            // The new slot of every live slot from `first` on.
-            var moved = [Int](repeating: 0, count: slots.count - first)
+            // The new slot of every live slot from `first` on (only live slots are read:
+            // the others stay uninitialized).
+            var moved = [Int](unsafeUninitializedCapacity: slots.count - first) { _, count in count = slots.count - first }
             let write = Self.compact(&fields.pointee.slots, stamps: &fields.pointee.stamps, from: first, moved: &moved)
             if stamps.count > write { stamps.removeLast(stamps.count - write) }
             Self.remap(&index.values, from: first, to: moved)
             compactionCount += 1
             compactionWork += slots.count - firstTombstone
-            slots.removeLast(slots.count - write)
+            Self.removeTombstones(&fields.pointee.slots, from: write)
             firstTombstone = .max
             lastTombstone = -1
             positionCache = nil
@@ -385,10 +400,15 @@ extension EntityStore {
             var write = first
             stamps.withUnsafeMutableBufferPointer { stamps in
                 slots.withUnsafeMutableBufferPointer { slots in
-                    // Everything from `write` to `read` is a tombstone: swapping moves the
-                    // entity down without copying it (no retain, no release).
-                    for read in first..<slots.count where slots[read] != nil {
-                        slots.swapAt(write, read)
+                    // Everything from `write` to `read` is a tombstone (`nil`, which owns
+                    // nothing): the entity moves down over it, without a copy, a retain or a
+                    // release, and leaves a tombstone behind.
+                    let base = slots.baseAddress.unsafelyUnwrapped
+                    for read in first..<slots.count where isLive(slots[read]) {
+                        if read != write {
+                            (base + write).moveInitialize(from: base + read, count: 1)
+                            (base + read).initialize(to: nil)
+                        }
                         if read < stamped { stamps[write] = stamps[read] } else if write < stamped { stamps[write] = 0 }
                         if !moved.isEmpty { moved[read - first] = write }
                         write += 1
@@ -396,6 +416,14 @@ extension EntityStore {
                 }
             }
             return write
+        }
+
+        /// Removes the slots from `start` on, which are all tombstones. One at a time: a
+        /// ranged removal destroys each one through the runtime's generic witnesses of
+        /// `Entity?` (about twice the instructions).
+        @inlinable
+        static func removeTombstones(_ slots: inout [Entity?], from start: Int) {
+            for _ in start..<slots.count { slots.removeLast() }
         }
 
         /// Replaces each slot from `first` on by its new place in `moved`.

@@ -155,7 +155,10 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     public subscript(id: ID) -> Entity? {
         get { storage.entity(forID: id) }
         set {
-            if let newValue {
+            // Consumed: a `nil` left to destroy at the end costs a call through the
+            // metadata of `Entity?` on every deletion.
+            switch consume newValue {
+            case .some(let newValue):
                 precondition(newValue.id == id, "EntityStore: the entity's id \(newValue.id) differs from the subscript id \(id)")
                 if isKnownUniquelyReferenced(&storage) {
                     // Unique storage: one hash of the id for the lookup and the insertion.
@@ -186,7 +189,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
                     recordUpsert(id, isNew: true, slot: storage.slots.count - 1)
                     _observationLog.record(id, membership: true)
                 }
-            } else {
+            case .none:
                 // Record the removed entity's own id, not the caller's key: they are equal
                 // but may differ in representation (canonically equivalent strings), and
                 // backends compare bytes.
@@ -323,7 +326,7 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
         guard !isEmpty else { return }
         captureForUndo(.removeAll)
         _changes.reserveCapacity(count)
-        for slot in storage.slots.indices where storage.slots[slot] != nil {
+        for slot in storage.slots.indices where storage.isLive(slot) {
             recordDeletion(storage.id(inSlot: slot), slot: slot)
         }
         storage = Storage()

@@ -93,6 +93,7 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
             rebuilds += 1
         }
         seen = now
+        ChangeFingerprint.markSeen()
         return groups
     }
 

@@ -182,6 +182,7 @@ struct RowObservationTests {
         items[4] = nil
         items[20] = ObservedItem(id: 20, title: "20")
         let seen = items.changeFingerprint
+        ChangeFingerprint.markSeen()
         items.restore(from: snapshot)
         let changes = items._observationChanges.changes(since: seen, current: items.changeFingerprint)
         #expect(changes.map { Set($0.ids) } == [2, 4, 20])
@@ -247,7 +248,9 @@ struct RowObservationTests {
 
     @Test func theLogReportsExactlyTheChangedIDs() {
         var items = EntityStore((0..<10).map { ObservedItem(id: $0, title: "\($0)") })
+        // A reader marks the fingerprint it saw, as the observing store and `EntityIndex` do.
         let seen = items.changeFingerprint
+        ChangeFingerprint.markSeen()
         items.modify(3) { $0.title = "x" }
         items[11] = ObservedItem(id: 11, title: "11")
         items[4] = nil
@@ -255,6 +258,7 @@ struct RowObservationTests {
         #expect(changes.map { Array($0.ids) } == [3, 11, 4])
         #expect(changes?.membership == true)
         var copy = items
+        ChangeFingerprint.markSeen()
         copy.sort { $0.id > $1.id }
         let reorder = copy._observationChanges.changes(since: items.changeFingerprint, current: copy.changeFingerprint)
         #expect(reorder.map { Array($0.ids) } == [])
@@ -265,5 +269,48 @@ struct RowObservationTests {
         for round in 0..<5_000 { items.modify(round % 10) { $0.title = "\(round)" } }
         #expect(items._observationChanges.ids.count <= EntityObservationLog<Int>.maxIDs)
         #expect(items._observationChanges.steps.count <= EntityObservationLog<Int>.maxSteps)
+    }
+
+    @Test func mutationsBetweenTwoReadsMakeOneStep() {
+        var items = EntityStore((0..<10).map { ObservedItem(id: $0, title: "\($0)") })
+        let first = items.changeFingerprint
+        ChangeFingerprint.markSeen()
+        items.modify(1) { $0.title = "a" }
+        let unseen = items.changeFingerprint   // read, not marked: no reader looks it up
+        items[2] = nil
+        items.sort { $0.id > $1.id }
+        // Whether the steps merged or not (another test handing out a fingerprint in
+        // between starts a new step), the log answers for the fingerprint a reader saw.
+        let changes = items._observationChanges.changes(since: first, current: items.changeFingerprint)
+        #expect(changes.map { Array($0.ids) } == [1, 2])
+        #expect(changes?.membership == true)
+        #expect(changes?.reorder == true)
+        // From a fingerprint no reader marked: exactly what followed it, or nil when its step
+        // was merged (the caller then assumes anything changed: never a missed change).
+        if let fromUnseen = items._observationChanges.changes(since: unseen, current: items.changeFingerprint) {
+            #expect(Array(fromUnseen.ids) == [2])
+        }
+
+        // After a reader marks what it saw, the next change starts a new step from it.
+        let second = items.changeFingerprint
+        ChangeFingerprint.markSeen()
+        items.modify(5) { $0.title = "b" }
+        items.modify(6) { $0.title = "c" }
+        let later = items._observationChanges.changes(since: second, current: items.changeFingerprint)
+        #expect(later.map { Array($0.ids) } == [5, 6])
+        #expect(later?.membership == false)
+        #expect(later?.reorder == false)
+        #expect(items._observationChanges.changes(since: first, current: items.changeFingerprint).map { Array($0.ids) } == [1, 2, 5, 6])
+
+        // Changes in a row make one step. Tests running in parallel hand out fingerprints
+        // too, which may split a step: at least one of a few tries runs undisturbed.
+        let merged = (0..<100).contains { _ in
+            var store = EntityStore((0..<10).map { ObservedItem(id: $0, title: "\($0)") })
+            ChangeFingerprint.markSeen()
+            for id in 0..<10 { store.modify(id) { $0.title = "changed" } }
+            store[3] = nil
+            return store._observationChanges.steps.count == 1 && store._observationChanges.ids.count == 11
+        }
+        #expect(merged)
     }
 }
