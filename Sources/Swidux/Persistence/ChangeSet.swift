@@ -327,7 +327,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
             }
         }
         let place = journal.count
-        journal.append(Entry(id: id, kind: kind, slot: slot))
+        appendToJournal(id, kind, slot: slot)
         liveCount += 1
         if staled { didStale() }
         // A compaction (by id from then on) leaves the stamp unused: harmless.
@@ -341,8 +341,6 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
             record(id, .deletion)
             return
         }
-        // Appended first: the id goes straight from the caller to the journal (after a
-        // branch, the compiler stores a `UUID` byte by byte).
         let staled = stampedEntry(of: id, stamp: stamp)
         appendToJournal(id, .deletion)
         liveDeletions += 1
@@ -354,9 +352,11 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
         }
     }
 
+    /// Appends an entry. Not inlined: inlined after the branches of its callers, the
+    /// compiler stores a `UUID` id byte by byte (about 50 more instructions).
     @inlinable @inline(never)
-    mutating func appendToJournal(_ id: ID, _ kind: Kind) {
-        journal.append(Entry(id: id, kind: kind))
+    mutating func appendToJournal(_ id: ID, _ kind: Kind, slot: Int = -1) {
+        journal.append(Entry(id: id, kind: kind, slot: slot))
     }
 
     /// Counts a new stale entry; compacts the journal when they outnumber the live ones.
