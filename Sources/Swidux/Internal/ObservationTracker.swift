@@ -20,7 +20,12 @@ final class ObservationTracker<State>: Observable {
     /// Slices, in the non-generic form the bookkeeping keeps them in (see ``TrackedSlice``).
     typealias Slice = TrackedSlice
 
+    /// The registrar of slices read by key path (`store.ui`, scoped reads).
     let registrar = ObservationRegistrar()
+    /// The registrar of entity entries (rows, memberships): a separate one, so that the
+    /// many rows a long list has read (each an observation in its registrar's tables) do
+    /// not make every notification of a slice look up tables of that size.
+    let entryRegistrar = ObservationRegistrar()
     /// Reads the root store's current state; `nil` once the store is gone.
     var currentState: @MainActor () -> State? = { nil }
 
@@ -426,8 +431,8 @@ final class ObservationTracker<State>: Observable {
         first?.notify(self)
         for slice in more { slice.notify(self) }
         for key in keys {
-            registrar.willSet(sliceKeys, keyPath: key)
-            registrar.didSet(sliceKeys, keyPath: key)
+            entryRegistrar.willSet(sliceKeys, keyPath: key)
+            entryRegistrar.didSet(sliceKeys, keyPath: key)
         }
         freeKeys.append(contentsOf: keys)
     }
@@ -595,7 +600,7 @@ where Entity.ID: Sendable {
             key = tracker.makeKey()
             rows[id] = key
         }
-        tracker.registrar.access(tracker.sliceKeys, keyPath: key)
+        tracker.entryRegistrar.access(tracker.sliceKeys, keyPath: key)
     }
 
     override func membership() {
@@ -607,7 +612,7 @@ where Entity.ID: Sendable {
             key = tracker.makeKey()
             membershipKey = key
         }
-        tracker.registrar.access(tracker.sliceKeys, keyPath: key)
+        tracker.entryRegistrar.access(tracker.sliceKeys, keyPath: key)
     }
 
     override func whole() {

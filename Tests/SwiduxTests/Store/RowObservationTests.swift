@@ -224,6 +224,24 @@ struct RowObservationTests {
         #expect(trackedEntries(store) == 0)
     }
 
+    @Test func oneObserverOfARowAndOfAKeyPathIsNotifiedByEither() {
+        // Rows and key paths are kept by two registrars: one `withObservationTracking`
+        // reading both is notified once by a change of either, and then no more.
+        let store = makeStore()
+        let first = Tally(), second = Tally()
+        withObservationTracking { _ = store.items[7]; _ = store.ui } onChange: { first.add() }
+        withObservationTracking { _ = store.ui; _ = store.items.ids } onChange: { second.add() }
+        store.send(.rename(7, "seven"))
+        #expect(first.count == 1)
+        #expect(second.count == 0)
+        store.send(.bump)
+        #expect(first.count == 1)      // one-shot: cancelled by the first notification
+        #expect(second.count == 1)
+        store.send(.delete(3))
+        #expect(second.count == 1)
+        #expect(trackedEntries(store) == 0)
+    }
+
     @Test func readsDoNotAccumulateAfterTheyFired() {
         let store = makeStore()
         let notified = Tally()
