@@ -8,6 +8,11 @@
 // replacement: `removeAll()`, `merge` into an empty store) is "unknown", and a fingerprint not
 // found in the log (a replaced or restored store, a trimmed log) too: the store then
 // notifies every row observer of that slice — an extra notification, never a missed one.
+// Consecutive mutations share a step: a reader marks the fingerprint it saw
+// (`ChangeFingerprint.markSeen()`, which hands out a fingerprint), so a change whose
+// fingerprint follows its predecessor's directly comes after no mark and extends the last
+// step. A fingerprint inside a merged step is not found (the safe answer above); the marked
+// ones always are.
 // An `EntityIndex` reads the same log (it also needs to know whether a step reordered).
 //
 // It is separate from the persistence `ChangeSet`, which the `PersistenceMiddleware` drains
