@@ -335,7 +335,7 @@ public struct ChangeSet<ID: Hashable & Sendable>: Sendable, Equatable {
     }
 
     /// Records the deletion of `id`, whose entity was in a slot stamped `stamp`.
-    @inlinable @inline(__always)
+    @inlinable
     mutating func recordDeletion(_ id: ID, stamp: UInt32) {
         guard bySlot, journal.count < Int(UInt32.max) - 1 else {
             record(id, .deletion)

@@ -309,12 +309,9 @@ extension EntityStore {
         func claimSlot(for id: ID) -> (slot: Int, isNew: Bool) {
             let end = slots.count
             // A present id's slot is below `end`: `end` comes back only for a new id.
-            let slot = Self.slot(&index[id, default: end])
+            let slot = index.value(forKey: id, insertingIfAbsent: end)
             return (slot, slot == end)
         }
-
-        @inlinable
-        static func slot(_ value: inout Int) -> Int { value }
 
         /// Makes a tombstone of `slot`, whose id was just removed from the index.
         @inlinable
@@ -384,7 +381,8 @@ extension EntityStore {
             Self.remap(&index.values, from: first, to: moved)
             compactionCount += 1
             compactionWork += slots.count - firstTombstone
-            Self.removeTombstones(&fields.pointee.slots, from: write)
+            // The slots from `write` on are all tombstones.
+            slots.removeLastOneByOne(slots.count - write)
             firstTombstone = .max
             lastTombstone = -1
             positionCache = nil
@@ -416,14 +414,6 @@ extension EntityStore {
                 }
             }
             return write
-        }
-
-        /// Removes the slots from `start` on, which are all tombstones. One at a time: a
-        /// ranged removal destroys each one through the runtime's generic witnesses of
-        /// `Entity?` (about twice the instructions).
-        @inlinable
-        static func removeTombstones(_ slots: inout [Entity?], from start: Int) {
-            for _ in start..<slots.count { slots.removeLast() }
         }
 
         /// Replaces each slot from `first` on by its new place in `moved`.

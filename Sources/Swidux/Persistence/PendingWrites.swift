@@ -57,25 +57,26 @@ struct PendingWrites<Entity: Identifiable & Sendable> where Entity.ID: Sendable 
         if slot >= 0, slot < bySlot.count {
             let position = Int(bySlot[slot]) &- 1
             if position >= 0, position < entries.count, entries[position].isLive, entries[position].entity.id == entity.id {
-                entries[position].entity = entity
-                if insertion { entries[position].isInsertion = true }
+                overwrite(at: position, with: entity, insertion: insertion)
                 return
             }
         }
         let next = entries.count
-        let position = Self.claim(&positions[entity.id, default: next])
+        let position = positions.value(forKey: entity.id, insertingIfAbsent: next)
         if position == next {
             entries.append(Entry(entity: entity, isInsertion: insertion))
         } else {
-            entries[position].entity = entity
-            if insertion { entries[position].isInsertion = true }
+            overwrite(at: position, with: entity, insertion: insertion)
         }
         if slot >= 0, position < Int(UInt32.max) { setHint(slot, position) }
     }
 
-    /// The value in place (a `default:` subscript access inserts it when absent: one hash).
+    /// The latest value wins; an insertion stays one.
     @inlinable
-    static func claim(_ position: inout Int) -> Int { position }
+    mutating func overwrite(at position: Int, with entity: Entity, insertion: Bool) {
+        entries[position].entity = entity
+        if insertion { entries[position].isInsertion = true }
+    }
 
     @inlinable
     mutating func setHint(_ slot: Int, _ position: Int) {
