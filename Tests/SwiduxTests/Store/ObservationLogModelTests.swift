@@ -18,10 +18,8 @@ import SwiduxTesting
 /// - `SWIDUX_OBSERVATION_MODEL_SEED`: run only this seed.
 @Suite("Observation log model", .timeLimit(.minutes(1)))
 struct ObservationLogModelTests {
-    struct Thing: Identifiable, Equatable, Sendable {
-        let id: Int
-        var value: Int
-    }
+    /// The entities of the other observation tests; a title is a number, changed by the runs.
+    typealias Thing = ObservedItem
 
     /// What a reader saw: the fingerprint and the contents at that moment.
     struct Reader {
@@ -43,7 +41,7 @@ struct ObservationLogModelTests {
     @Test(arguments: seeds)
     func theLogNeverMissesAChange(seed: UInt64) {
         var rng = SeededRandomNumberGenerator(seed: seed)
-        var values = [EntityStore((0..<12).map { Thing(id: $0, value: 0) })]
+        var values = [EntityStore((0..<12).map { Thing(id: $0, title: "0") })]
         values.append(values[0])
         var readers: [Reader] = []
         var nextID = 12
@@ -88,14 +86,14 @@ struct ObservationLogModelTests {
         let some = store.ids.randomElement(using: &rng)
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<30:
-            if let id = some { store.modify(id) { $0.value = Int.random(in: 0..<4, using: &rng) } }
+            if let id = some { store.modify(id) { $0.title = "\(Int.random(in: 0..<4, using: &rng))" } }
         case 30..<45:
-            store[nextID] = Thing(id: nextID, value: 0)
+            store[nextID] = Thing(id: nextID, title: "0")
             nextID += 1
         case 45..<55:
             // Back in, possibly after a deletion.
             let id = Int.random(in: 0..<nextID, using: &rng)
-            store[id] = Thing(id: id, value: Int.random(in: 0..<4, using: &rng))
+            store[id] = Thing(id: id, title: "\(Int.random(in: 0..<4, using: &rng))")
         case 55..<75:
             if let id = some { store[id] = nil }
         case 75..<80:
@@ -110,15 +108,18 @@ struct ObservationLogModelTests {
             store.removeAll { $0.id % 5 == parity }
         case 88..<92:
             var snapshot = store
-            if let id = some { snapshot.modify(id) { $0.value += 1 } }
+            if let id = some { snapshot.modify(id) { $0.title = Self.incremented($0.title) } }
             store.restore(from: snapshot)
         case 92:
             store.removeAll()
         default:
             // Up to 200 mutations in a row: past the log's bound on ids.
-            for id in store.ids.prefix(200) { store.modify(id) { $0.value += 1 } }
+            for id in store.ids.prefix(200) { store.modify(id) { $0.title = Self.incremented($0.title) } }
         }
     }
+
+    /// The title's number plus one.
+    static func incremented(_ title: String) -> String { "\(Int(title)! + 1)" }
 
     /// The ids whose entity was inserted, deleted or changed from `old` to `new`, and
     /// whether the ids or their order changed.
