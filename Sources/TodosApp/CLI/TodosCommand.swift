@@ -30,13 +30,17 @@ public struct TodosCommand: AsyncParsableCommand {
 
     @OptionGroup public var options: DatabaseOptions
     @OptionGroup public var sync: SyncOptions
+    @Option(name: .long, help: ArgumentHelp("Where the full-screen UI writes its log, never to the terminal (default: $TODOS_LOG, else $XDG_STATE_HOME/todos/todos.log, else ~/.local/state/todos/todos.log).", valueName: "path"))
+    public var log: String?
 
     public init() {}
 
     public func run() async throws {
         let path = DatabaseLocation.resolve(option: options.db)
         let sync = try sync.resolved()
-        try await TerminalUI.run(databasePath: path, sync: sync)
+        // The UI owns the terminal: the library's log goes to a file from here on.
+        let logProblem = LogFile.bootstrap(path: LogFile.resolve(option: log))
+        try await TerminalUI.run(databasePath: path, sync: sync, notice: logProblem)
     }
 }
 

@@ -37,7 +37,8 @@ public final class TerminalUI {
     /// Opens the database at `path` and runs the UI until the user quits; with `sync`,
     /// syncs continuously with that server (failures are status messages; the UI keeps
     /// working offline and sync retries).
-    public static func run(databasePath path: String, sync: (url: URL, token: String)? = nil) async throws {
+    /// `notice` is shown on the status line first (e.g. the log file could not be opened).
+    public static func run(databasePath path: String, sync: (url: URL, token: String)? = nil, notice: String? = nil) async throws {
         guard TerminalIO.isTerminal(STDIN_FILENO), TerminalIO.isTerminal(STDOUT_FILENO) else {
             throw TodosError("the interactive UI needs a terminal; use a subcommand instead (see `todos --help`)")
         }
@@ -52,6 +53,7 @@ public final class TerminalUI {
             }
         }
         if app.database.created { ui.status = ("Created a new database at \(path)", .now + statusDuration * 2) }
+        if let notice { ui.status = ("⚠ " + notice, .now + statusDuration * 2) }
         try await ui.run()
     }
 
