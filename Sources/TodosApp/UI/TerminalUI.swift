@@ -147,10 +147,20 @@ public final class TerminalUI {
         for source in sources { source.cancel() }
         var flushError: (any Error)?
         do { try await app.flush() } catch { flushError = error }
+        Self.dumpStateIfAsked(app.store.state)
         try? app.database.close()
         TerminalIO.leaveFullScreen()
         TerminalIO.restoreMode()
         if let flushError { throw TodosError("saving failed: \(flushError)") }
+    }
+
+    /// A test hook: with `TODOS_STATE_DUMP=<path>`, the items the UI holds when it quits
+    /// (after its last flush) are written there as `todos list --json` prints them, so that
+    /// a test can compare what a UI showed with what the file holds.
+    private static func dumpStateIfAsked(_ state: AppState) {
+        guard let path = ProcessInfo.processInfo.environment["TODOS_STATE_DUMP"], !path.isEmpty,
+              let json = try? ItemJSON.encode(ItemJSON.items(in: state, listID: nil)) else { return }
+        _ = FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
     }
 
     private func redraw() {
