@@ -105,7 +105,7 @@ enum GeneratedNames {
     /// The Swift files of a new project (the manifest is its own module: left out).
     static func projectFiles(_ project: String) -> [(path: String, contents: String)] {
         let name = SwiftName(unchecked: project)
-        return ProjectTemplates.files(name: name, dependency: .url(SwiduxDependency.defaultURL, from: SwiduxDependency.defaultVersion))
+        return ProjectTemplates.files(name: name, dependency: .default)
             .filter { $0.path.hasSuffix(".swift") && $0.path != "Package.swift" }
             .map { ($0.path, $0.contents) }
     }

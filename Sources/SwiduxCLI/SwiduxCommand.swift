@@ -11,12 +11,12 @@ public struct SwiduxCommand: ParsableCommand {
         discussion: """
             Examples:
               swidux new Notes                          # ./Notes, Swidux from \(SwiduxDependency.defaultURL)
-              swidux new Notes --path ~/Code --swidux-version 0.2.0
+              swidux new Notes --path ~/Code --swidux-version \(SwiduxDependency.exampleVersion)
               swidux new Notes --swidux-path ../Swidux  # a local checkout of Swidux
               cd Notes && swidux add feature Todo       # value type, table, action, reducer, writer, view, tests
               swift build && swift test && swift run NotesCLI
             """,
-        version: SwiduxDependency.defaultVersion,
+        version: SwiduxDependency.exampleVersion,
         subcommands: [New.self, Add.self]
     )
 
@@ -64,8 +64,9 @@ extension SwiduxCommand {
         @Option(help: ArgumentHelp("Depend on a local checkout of Swidux: .package(path:).", valueName: "path"))
         public var swiduxPath: String?
 
-        /// `--swidux-version`: the minimum Swidux release (default ``SwiduxDependency/defaultVersion``).
-        @Option(help: ArgumentHelp("The Swidux version to depend on: .package(url:from:).", valueName: "version"))
+        /// `--swidux-version`: the minimum Swidux release; without it, the branch
+        /// ``SwiduxDependency/defaultBranch`` (no release is tagged yet).
+        @Option(help: ArgumentHelp("The Swidux release to depend on: .package(url:from:) (default: branch \(SwiduxDependency.defaultBranch), until a release is tagged).", valueName: "version"))
         public var swiduxVersion: String?
 
         /// `--swidux-url`: the Swidux repository (default ``SwiduxDependency/defaultURL``).
@@ -85,7 +86,9 @@ extension SwiduxCommand {
         /// The dependency the options ask for.
         public var dependency: SwiduxDependency {
             if let swiduxPath { return .path(swiduxPath) }
-            return .url(swiduxURL ?? SwiduxDependency.defaultURL, from: swiduxVersion ?? SwiduxDependency.defaultVersion)
+            let url = swiduxURL ?? SwiduxDependency.defaultURL
+            if let swiduxVersion { return .url(url, from: swiduxVersion) }
+            return .branch(url, branch: SwiduxDependency.defaultBranch)
         }
 
         /// Generates the project; see ``ProjectGenerator/generate(name:in:dependency:)``.
