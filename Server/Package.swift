@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // The Swidux sync server (issue 14, SPEC §1.13): a separate package, so that apps using
