@@ -41,3 +41,23 @@ struct LogUnderUITests {
         #expect(result.stdout.contains("todos.log"))
     }
 }
+
+/// Issue 30 item 8: the full-screen UI renders from the store through `store.observe`: a
+/// change committed by another process is drawn without a key press.
+@Suite(.timeLimit(.minutes(1)))
+struct RenderFromStoreTests {
+    @Test func anotherProcesssAddIsDrawnWithoutAKeyPress() async throws {
+        let sandbox = try Sandbox()
+        _ = try await sandbox.add("milk")
+        var environment = sandbox.environment
+        environment["TODOS_LOG"] = sandbox.directory.appendingPathComponent("ui.log").path
+        environment["TERM"] = "xterm"
+        let session = try TerminalSession(arguments: [], environment: environment)
+        #expect(await waitUntil { session.screen.contains("milk") })
+        _ = try await sandbox.add("bread from a script")
+        let drawn = await waitUntil(seconds: 10) { session.screen.contains("bread from a script") }
+        session.type("q")
+        #expect(await session.waitForExit() == 0)
+        #expect(drawn, "the other process's item was not drawn")
+    }
+}

@@ -111,7 +111,9 @@ public final class TerminalUI {
             }
         }
 
-        redraw()
+        // The screen renders from the store (issue 30 item 8): whatever changes what it shows
+        // — a key, an effect, another process's commit, sync — redraws it.
+        let rendering = app.store.observe { [weak self] _ in self?.redraw() }
         loop: for await input in inputs {
             switch input {
             case .bytes(let bytes):
@@ -131,7 +133,10 @@ public final class TerminalUI {
             case .event(.error(let text)):
                 status = ("⚠ " + text, .now + Self.statusDuration)
             case .tick:
-                if let current = status, current.until <= .now { status = nil }
+                // State changes redraw through the observation above; a tick only clears
+                // an expired status line.
+                guard let current = status, current.until <= .now else { continue }
+                status = nil
             case .signal(SIGWINCH):
                 break
             case .signal:
@@ -140,6 +145,7 @@ public final class TerminalUI {
             redraw()
         }
 
+        rendering.cancel()   // nothing is drawn once the UI is left
         ticker.cancel()
         eventTask.cancel()
         syncTask?.cancel()
