@@ -98,7 +98,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
             try Self.inspect(path: path, migrations: migrations, configuration: configuration, access: access)
         }
         if access == .readOnly {
-            self.init(opened: try Self.openReadOnly(path: path, configuration: configuration), path: path, access: access)
+            self.init(opened: try Self.openReadOnly(path: path, configuration: configuration), path: path, access: access, migrations: migrations)
             return
         }
         var opened: DatabasePool?
@@ -126,7 +126,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
             try? pool.close()
             throw error
         }
-        self.init(opened: pool, path: path, access: access)
+        self.init(opened: pool, path: path, access: access, migrations: migrations)
     }
 
     /// A fresh database in memory, migrated: for tests and previews.
@@ -141,7 +141,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         do {
             let queue = try DatabaseQueue(configuration: prepared(configuration))
             try migrate(queue, with: migrations, path: nil)
-            return SwiduxDatabase(opened: queue, path: nil, access: .create)
+            return SwiduxDatabase(opened: queue, path: nil, access: .create, migrations: migrations)
         } catch {
             throw SwiduxDatabaseError.wrapping(error, path: nil)
         }
@@ -167,11 +167,11 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
                 throw SwiduxDatabaseError.wrapping(error, path: path)
             }
             if !pending.isEmpty { throw SwiduxDatabaseError(path: path, cause: .needsMigration(pending: pending)) }
-            self.init(opened: writer, path: path, access: .readOnly)
+            self.init(opened: writer, path: path, access: .readOnly, migrations: migrations)
             return
         }
         try Self.migrate(writer, with: migrations, path: path)
-        self.init(opened: writer, path: path, access: .create)
+        self.init(opened: writer, path: path, access: .create, migrations: migrations)
     }
 
     /// How ``init(path:migrations:configuration:access:)`` may treat the file.
@@ -215,16 +215,24 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     public let access: Access
 
     private let lifecycle = Lifecycle()
-    /// The change journal's state: origin token, bound tables, own writes (see `JournalState`).
+    /// The change journal's state: bound tables, own writes (see `JournalState`).
     let journal = JournalState()
+    /// The file the connection opened (device and inode): a flush checks that the path still
+    /// names it. `nil` in memory and read-only.
+    let openedFile: FileIdentity?
+    /// The identifiers of the app's migrations: a follower that finds others in the file
+    /// (a newer app migrated it meanwhile) stops and says so.
+    let knownMigrations: Set<String>
 
     /// `true` once ``close()`` was called.
     var isClosed: Bool { lifecycle.isClosed }
 
-    private init(opened writer: any DatabaseWriter, path: String?, access: Access) {
+    private init(opened writer: any DatabaseWriter, path: String?, access: Access, migrations: SwiduxMigrations) {
         self.writer = writer
+        knownMigrations = Set(migrations.identifiers)
         self.path = path
         self.access = access
+        openedFile = access == .readOnly ? nil : path.flatMap { FileIdentity(path: $0) }
     }
 
     /// Checkpoints the write-ahead log into the database file, so that the file alone
@@ -289,19 +297,61 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// ])
     /// ```
     ///
+    /// Before it commits, the flush checks that ``path`` still names the file that was
+    /// opened: a file deleted, moved away or replaced since makes it fail with
+    /// ``SwiduxDatabaseError/Cause/fileReplaced`` (nothing is written; the middleware keeps
+    /// the changes and retries).
+    ///
     /// - Throws: ``SwiduxDatabaseError``; nothing of the flush is kept.
     public func performAtomically(_ operations: [@Sendable (Database) throws -> Void]) async throws {
         guard !operations.isEmpty else { return }
         if access == .readOnly, !lifecycle.isClosed { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
-        try await guarded {
-            let own = try await writer.write { db in
-                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-                let mark = try self.journalMark(db)
-                for operation in operations { try operation(db) }
-                // A following feed skips what this flush wrote (see ChangeFeed).
-                return try mark.map { try self.tagOwnEntries(db, after: $0) } ?? []
+        let recorded = OwnWritesOfFlush()
+        do {
+            try await guarded {
+                try await writer.write { db in
+                    try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                    let mark = try self.beginJournaledFlush(db)
+                    do {
+                        for operation in operations { try operation(db) }
+                    } catch {
+                        if mark != nil { _ = self.journal.endFlush() }
+                        throw error
+                    }
+                    // A following feed skips the rows this flush wrote (see JournalState).
+                    let own = try mark.map { try self.endJournaledFlush(db, after: $0) } ?? []
+                    try self.checkOpenedFile()
+                    // Recorded before the commit: no feed can read the entries as another writer's.
+                    recorded.entries = own
+                    self.journal.recordOwn(own)
+                }
             }
-            journal.recordOwn(own)
+        } catch {
+            journal.discardOwn(recorded.entries)
+            throw error
         }
     }
+
+    /// Throws ``SwiduxDatabaseError/Cause/fileReplaced`` when ``path`` no longer names the
+    /// file that was opened.
+    func checkOpenedFile() throws {
+        guard let openedFile, let path else { return }
+        let current = FileIdentity(path: path)
+        guard current != openedFile else { return }
+        throw SwiduxDatabaseError(path: path, cause: .fileReplaced, underlying: FileReplaced(opened: openedFile, current: current))
+    }
+}
+
+/// What a flush found at its database's path instead of the file it opened.
+struct FileReplaced: Error, CustomStringConvertible {
+    let opened: FileIdentity
+    let current: FileIdentity?
+    var description: String {
+        "opened as \(opened), the path now names " + (current.map { "another file (\($0))" } ?? "no file")
+    }
+}
+
+/// The own writes a flush recorded, for forgetting them when its commit fails.
+private final class OwnWritesOfFlush: @unchecked Sendable {
+    var entries: [OwnWrite] = []
 }
