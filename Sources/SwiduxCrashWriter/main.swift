@@ -5,9 +5,13 @@
 //        swidux-crash-writer read <database path>
 //        swidux-crash-writer read-then-write <database path>
 //        swidux-crash-writer sql <database path> <sql>
+//        swidux-crash-writer raw-sql <database path> <sql>
 //        swidux-crash-writer follow-writer <database path> <seed> <steps> <done file> <other done file> <dump file>
 //
 // `sql` runs the statements in one transaction (a plain SQL writer) and exits 0.
+// `raw-sql` runs the statements through a plain GRDB connection to any database (foreign
+// keys on, no migrations, no transaction of its own: the SQL may `BEGIN … COMMIT` and
+// switch pragmas), as another app or a newer version of the app would; exits 0.
 // `follow-writer` runs a store on table "a" that follows the database (ExternalChangesTests'
 // randomized test): `steps` random puts and deletes of ids 0..<20 with random flush timing,
 // a final flush, then it creates the done file, waits for the other writer's, waits until
@@ -37,6 +41,7 @@
 // fires when the parent *thread* that spawned the child exits, and the test spawns from
 // a concurrency pool thread that may retire while the test still runs.)
 import Foundation
+import GRDB
 import SwiduxSQLite
 #if canImport(Glibc)
 import Glibc
@@ -138,6 +143,20 @@ if arguments.count == 4, arguments[1] == "sql" {
         let database = try SwiduxDatabase(path: arguments[2], migrations: migrations, access: .existing)
         try database.writer.write { db in try db.execute(sql: arguments[3]) }
         try database.close()
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
+if arguments.count == 4, arguments[1] == "raw-sql" {
+    do {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        let pool = try DatabasePool(path: arguments[2], configuration: configuration)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: arguments[3]) }
+        try pool.close()
         exit(0)
     } catch {
         fail("\(error)", status: 1)

@@ -16,7 +16,11 @@ import GRDB
 /// (a few microseconds of work when nothing changed); when another connection committed,
 /// it reads the journal since the cursor and the changed rows in one snapshot and delivers
 /// one batch for everything committed since the previous one. A reader whose cursor fell
-/// behind the journal's pruned range gets a re-hydration batch (every row). The feed stops
+/// behind the journal's pruned range gets a re-hydration batch (every row). When another
+/// connection changes the schema (`PRAGMA schema_version`; a table rebuilt by a migration
+/// loses the journal's triggers), the feed re-installs the triggers and delivers a
+/// re-hydration batch; a schema it cannot read (a newer app's migrations, a followed table
+/// gone, rows that no longer decode) is logged as an error and the feed stops. It also stops
 /// on ``cancel()``, when the database closes, or when the owner it was started for goes away
 /// (`store.follow(database)`). File databases only: in memory nothing is ever delivered.
 public final class ChangeFeed: Sendable {
@@ -44,13 +48,13 @@ public final class ChangeFeed: Sendable {
     private let task: Task<Void, Never>
 
     init(
-        database: SwiduxDatabase, tables: [FeedTable], cursor: Int64?, interval: Duration,
+        database: SwiduxDatabase, tables: [FeedTable], writers: Set<ObjectIdentifier>?, cursor: Int64?, interval: Duration,
         keepRunning: @escaping @Sendable () -> Bool, onEnd: @escaping @Sendable () -> Void
     ) {
         self.interval = interval
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeFeedBatch.self)
         batches = stream
-        let poller = Poller(database: database, tables: tables, cursor: cursor)
+        let poller = Poller(database: database, tables: tables, writers: writers, cursor: cursor)
         task = Task.detached {
             await poller.run(interval: interval, keepRunning: keepRunning, deliver: { continuation.yield($0) })
             onEnd()
@@ -71,11 +75,14 @@ public final class ChangeFeed: Sendable {
 private final class Poller: @unchecked Sendable {
     let database: SwiduxDatabase
     let tables: [String: FeedTable]
+    /// The writers whose own writes are not delivered (`nil`: every writer of the database).
+    let writers: Set<ObjectIdentifier>?
     var cursor: Int64?
 
-    init(database: SwiduxDatabase, tables: [FeedTable], cursor: Int64?) {
+    init(database: SwiduxDatabase, tables: [FeedTable], writers: Set<ObjectIdentifier>?, cursor: Int64?) {
         self.database = database
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.writers = writers
         self.cursor = cursor
     }
 
@@ -90,13 +97,27 @@ private final class Poller: @unchecked Sendable {
         }
         defer { try? connection.close() }
         var version: Int64?
+        var schema: Int64?
         var failures = 0
         while !Task.isCancelled, keepRunning(), !database.isClosed {
             do {
                 let current = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
                 if cursor == nil || current != version {
                     version = current
-                    if let batch = try await connection.read({ db in try self.readBatch(db) }) {
+                    let currentSchema = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") }
+                    let batch: ChangeFeedBatch?
+                    if let known = schema, currentSchema != known {
+                        // Another connection changed the schema: a rebuilt table lost the
+                        // journal's triggers. Stops (reported) when the schema is unreadable.
+                        guard let rehydrated = try await schemaChanged(connection, path: path) else { return }
+                        batch = rehydrated
+                        // Re-installing the triggers changed the schema again.
+                        schema = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") }
+                    } else {
+                        batch = try await connection.read({ db in try self.readBatch(db) })
+                        schema = currentSchema
+                    }
+                    if let batch {
                         guard !Task.isCancelled, keepRunning() else { return }
                         deliver(batch)
                     }
@@ -110,6 +131,44 @@ private final class Poller: @unchecked Sendable {
                 }
             }
             do { try await Task.sleep(for: interval) } catch { return }
+        }
+    }
+
+    /// After another connection changed the schema: checks that this app can still read it
+    /// (its migrations, the followed tables and their rows), re-installs the journal's
+    /// triggers where they are gone (dropping a table drops its triggers: the standard
+    /// rebuild — create, copy, drop, rename — leaves the new table unjournaled) and
+    /// re-hydrates, since commits made before the re-install were not journaled. Returns
+    /// `nil` after logging why, when the schema cannot be followed (a newer app migrated
+    /// the file, a followed table is gone or its rows no longer decode): the feed stops.
+    func schemaChanged(_ connection: DatabaseQueue, path: String) async throws -> ChangeFeedBatch? {
+        func stop(_ reason: String) -> ChangeFeedBatch? {
+            database.journal.logger.error("Swidux change feed: stopped following \(path): \(reason)")
+            return nil
+        }
+        let known = database.knownMigrations
+        let problem = try await connection.read { db -> String? in
+            if try db.tableExists("grdb_migrations") {
+                let unknown = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")).subtracting(known)
+                if !unknown.isEmpty {
+                    return SwiduxDatabaseError(path: path, cause: .newerSchema(unknownMigrations: unknown.sorted())).description
+                }
+            }
+            for name in self.tables.keys.sorted() where try !db.tableExists(name) {
+                return "the followed table \"\(name)\" no longer exists (its schema was changed by another connection)"
+            }
+            return nil
+        }
+        if let problem { return stop(problem) }
+        do {
+            _ = try database.installJournal(Array(tables.values))
+        } catch let error as SwiduxDatabaseError where error.cause == .readOnly {
+            return stop("the schema changed and the change journal's triggers cannot be re-installed on a read-only database")
+        }
+        do {
+            return try await connection.read { db in try self.rehydration(db, cursor: ChangeJournal.lastSequence(db) ?? 0) }
+        } catch let error where !(error is DatabaseError) {
+            return stop("after a schema change by another connection, the followed rows no longer decode: \(error)")
         }
     }
 
@@ -127,26 +186,28 @@ private final class Poller: @unchecked Sendable {
             // Entries after the cursor were pruned: replaying would miss some.
             return try rehydration(db, cursor: last)
         }
-        let own = database.journal.origin
-        var latest: [String: [DatabaseValue: (sequence: Int64, placed: Bool, own: Bool)]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT seq, tbl, rid, placed, origin FROM \(ChangeJournal.table) WHERE seq > ? ORDER BY seq", arguments: [cursor])
+        var latest: [String: [DatabaseValue: (sequence: Int64, placed: Bool)]] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT seq, tbl, rid, placed FROM \(ChangeJournal.table) WHERE seq > ? ORDER BY seq", arguments: [cursor])
         while let row = try rows.next() {
             let table: String = row[1]
             let id: DatabaseValue = row[2]
-            let isOwn = (row[4] as String?) == own
             let sequence: Int64 = row[0]
             let placed: Bool = row[3]
             let previous = latest[table]?[id]
-            latest[table, default: [:]][id] = (sequence, placed || (previous?.placed ?? false), isOwn)
+            latest[table, default: [:]][id] = (sequence, placed || (previous?.placed ?? false))
         }
+        let journal = database.journal
         var problems: [String] = []
         var tables: [String: any Sendable] = [:]
         for (name, ids) in latest {
-            // Rows whose latest change is this database's own flush hold what it wrote: not
-            // delivered, except the rows it inserted or moved, whose stored place the store
-            // learns (another writer may have inserted rows before them meanwhile).
+            // Rows whose latest change is the follower's own write (recorded before its
+            // commit) hold what it wrote: not delivered, except the rows it inserted or
+            // moved, whose stored place the store learns (another writer may have inserted
+            // rows before them meanwhile). Rows its flush changed through a cascade or a
+            // trigger are not its own writes: delivered.
             let entries = ids.compactMap { id, change in
-                change.own && !change.placed ? nil : JournalEntry(id: id, sequence: change.sequence, placed: change.placed)
+                let own = (journal.ownSequence(of: writers, table: name, id: id) ?? .min) >= change.sequence
+                return own && !change.placed ? nil : JournalEntry(id: id, sequence: change.sequence, placed: change.placed)
             }
             guard !entries.isEmpty else { continue }
             guard let table = self.tables[name] else {

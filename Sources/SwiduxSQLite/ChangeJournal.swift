@@ -9,8 +9,9 @@ import GRDB
 /// - `seq`: increasing in commit order (`AUTOINCREMENT`: never reused, even once pruned).
 /// - `tbl`, `rid`: the table and the row's id (as stored).
 /// - `placed`: 1 when the row is new or its position changed (the reader places it).
-/// - `origin`: `NULL`, or the token of the ``SwiduxDatabase`` whose flush wrote it (set in
-///   that flush's transaction), so that a database's own feed skips its own writes.
+/// - `origin`: unused (kept for files written by earlier versions). Which entries a store's
+///   own flushes wrote is recorded in memory (`JournalState`), row by row: the rows a
+///   flush changed as a consequence (cascades, triggers) are not its own.
 ///
 /// Bounded: every 256th entry deletes the entries more than ``retention`` older. A reader
 /// whose cursor fell behind the pruned range re-hydrates instead of replaying.

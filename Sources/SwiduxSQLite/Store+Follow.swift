@@ -36,7 +36,7 @@ extension Store {
         every interval: Duration = ChangeFeed.defaultInterval,
         logger: Logger = Logger(label: "swidux.external")
     ) throws -> ChangeFeed {
-        let bindings = database.journal.bindings(of: StateTableBinding<State>.self)
+        let bindings = ownBindings(on: database)
         guard !bindings.isEmpty else {
             throw SwiduxDatabaseError(path: database.path, cause: .other, underlying: MappingMismatch(
                 message: "store.follow: no StateWriter for \(State.self) was built on this database (database.stateWriter(for:table:))"))
@@ -45,14 +45,15 @@ extension Store {
         database.journal.logger = logger
         database.journal.beginFeed()
         let journal = database.journal
+        let writers = Set(bindings.map { ObjectIdentifier($0.token) })
         let feed = ChangeFeed(
-            database: database, tables: bindings.map(\.feedTable),
+            database: database, tables: bindings.map(\.feedTable), writers: writers,
             cursor: installed ? nil : journal.replayCursor, interval: interval,
             keepRunning: { [weak self] in self != nil }, onEnd: { journal.endFeed() })
         Task { @MainActor [weak self] in
             for await batch in feed.batches {
                 guard let self else { return }
-                await self.takeIn(batch, from: database, bindings: bindings)
+                await self.takeIn(batch, from: database, bindings: bindings, writers: writers)
             }
         }
         return feed
@@ -60,7 +61,9 @@ extension Store {
 
     /// Applies one batch of the feed, once no flush is in flight (its commit is then ordered
     /// with the batch's snapshot: rows it wrote after the snapshot are left out).
-    private func takeIn(_ batch: ChangeFeedBatch, from database: SwiduxDatabase, bindings: [StateTableBinding<State>]) async {
+    private func takeIn(
+        _ batch: ChangeFeedBatch, from database: SwiduxDatabase, bindings: [StateTableBinding<State>], writers: Set<ObjectIdentifier>
+    ) async {
         let origin = "sqlite:" + (database.path ?? "memory")
         for problem in batch.problems {
             database.journal.logger.error("Swidux change feed (\(origin)): \(problem); skipped")
@@ -71,6 +74,20 @@ extension Store {
         var changes = ExternalChanges<State>(origin: origin)
         for binding in bindings { binding.add(batch, &changes, database.journal) }
         applyExternalChanges(changes)
-        database.journal.forgetOwn(through: batch.cursor)
+        database.journal.forgetOwn(of: writers, through: batch.cursor)
+    }
+
+    /// The bindings of this store's writers on `database` (every store is its own writer:
+    /// two stores on one database skip only their own writes). A store none of whose
+    /// writers is known (built elsewhere) takes one binding per table and key path.
+    private func ownBindings(on database: SwiduxDatabase) -> [StateTableBinding<State>] {
+        let all = database.journal.bindings(of: StateTableBinding<State>.self)
+        if let writers = persistenceMiddleware?.writers {
+            let mine = all.filter { binding in writers.contains { $0 === binding.writer } }
+            if !mine.isEmpty { return mine }
+        }
+        var distinct: [StateTableBinding<State>] = []
+        for binding in all where !distinct.contains(where: { $0.isSameTarget(as: binding) }) { distinct.append(binding) }
+        return distinct
     }
 }

@@ -31,7 +31,7 @@ extension SwiduxDatabase {
         journal.beginFeed()
         let journal = self.journal
         let feed = ChangeFeed(
-            database: self, tables: feedTables, cursor: installed ? nil : cursor ?? journal.replayCursor,
+            database: self, tables: feedTables, writers: nil, cursor: installed ? nil : cursor ?? journal.replayCursor,
             interval: interval, keepRunning: { true }, onEnd: { journal.endFeed() })
         return feed
     }

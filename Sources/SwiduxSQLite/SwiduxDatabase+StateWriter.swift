@@ -29,16 +29,23 @@ extension SwiduxDatabase {
         for keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         table: EntityTable<Entity>
     ) -> StateWriter<State> {
-        bindForExternalChanges(keyPath, table: table)
-        return StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
-            try table.write(batch, in: db)
+        let token = JournalWriterToken()
+        let writer = StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
+            let result = try table.write(batch, in: db)
+            self.noteFlushed(batch, table: table, by: token)
+            return result
         })
+        bindForExternalChanges(keyPath, table: table, writer: writer, token: token)
+        return writer
     }
 
-    /// Binds `table` to `keyPath` for `store.follow(database)`.
+    /// Binds `table` to `keyPath` for `store.follow(database)`, as written by `writer`.
     @MainActor
     @usableFromInline
-    func bindForExternalChanges<State, Entity>(_ keyPath: WritableKeyPath<State, EntityStore<Entity>>, table: EntityTable<Entity>) {
-        journal.bind(StateTableBinding(keyPath: keyPath, table: table))
+    func bindForExternalChanges<State, Entity>(
+        _ keyPath: WritableKeyPath<State, EntityStore<Entity>>, table: EntityTable<Entity>,
+        writer: StateWriter<State>, token: JournalWriterToken
+    ) {
+        journal.bind(StateTableBinding(keyPath: keyPath, table: table, writer: writer, token: token))
     }
 }

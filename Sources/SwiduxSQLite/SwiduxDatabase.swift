@@ -98,7 +98,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
             try Self.inspect(path: path, migrations: migrations, configuration: configuration, access: access)
         }
         if access == .readOnly {
-            self.init(opened: try Self.openReadOnly(path: path, configuration: configuration), path: path, access: access)
+            self.init(opened: try Self.openReadOnly(path: path, configuration: configuration), path: path, access: access, migrations: migrations)
             return
         }
         var opened: DatabasePool?
@@ -126,7 +126,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
             try? pool.close()
             throw error
         }
-        self.init(opened: pool, path: path, access: access)
+        self.init(opened: pool, path: path, access: access, migrations: migrations)
     }
 
     /// A fresh database in memory, migrated: for tests and previews.
@@ -141,7 +141,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         do {
             let queue = try DatabaseQueue(configuration: prepared(configuration))
             try migrate(queue, with: migrations, path: nil)
-            return SwiduxDatabase(opened: queue, path: nil, access: .create)
+            return SwiduxDatabase(opened: queue, path: nil, access: .create, migrations: migrations)
         } catch {
             throw SwiduxDatabaseError.wrapping(error, path: nil)
         }
@@ -167,11 +167,11 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
                 throw SwiduxDatabaseError.wrapping(error, path: path)
             }
             if !pending.isEmpty { throw SwiduxDatabaseError(path: path, cause: .needsMigration(pending: pending)) }
-            self.init(opened: writer, path: path, access: .readOnly)
+            self.init(opened: writer, path: path, access: .readOnly, migrations: migrations)
             return
         }
         try Self.migrate(writer, with: migrations, path: path)
-        self.init(opened: writer, path: path, access: .create)
+        self.init(opened: writer, path: path, access: .create, migrations: migrations)
     }
 
     /// How ``init(path:migrations:configuration:access:)`` may treat the file.
@@ -215,16 +215,24 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     public let access: Access
 
     private let lifecycle = Lifecycle()
-    /// The change journal's state: origin token, bound tables, own writes (see `JournalState`).
+    /// The change journal's state: bound tables, own writes (see `JournalState`).
     let journal = JournalState()
+    /// The file the connection opened (device and inode): a flush checks that the path still
+    /// names it. `nil` in memory and read-only.
+    let openedFile: FileIdentity?
+    /// The identifiers of the app's migrations: a follower that finds others in the file
+    /// (a newer app migrated it meanwhile) stops and says so.
+    let knownMigrations: Set<String>
 
     /// `true` once ``close()`` was called.
     var isClosed: Bool { lifecycle.isClosed }
 
-    private init(opened writer: any DatabaseWriter, path: String?, access: Access) {
+    private init(opened writer: any DatabaseWriter, path: String?, access: Access, migrations: SwiduxMigrations) {
         self.writer = writer
+        knownMigrations = Set(migrations.identifiers)
         self.path = path
         self.access = access
+        openedFile = access == .readOnly ? nil : path.flatMap { FileIdentity(path: $0) }
     }
 
     /// Checkpoints the write-ahead log into the database file, so that the file alone
@@ -289,228 +297,61 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// ])
     /// ```
     ///
+    /// Before it commits, the flush checks that ``path`` still names the file that was
+    /// opened: a file deleted, moved away or replaced since makes it fail with
+    /// ``SwiduxDatabaseError/Cause/fileReplaced`` (nothing is written; the middleware keeps
+    /// the changes and retries).
+    ///
     /// - Throws: ``SwiduxDatabaseError``; nothing of the flush is kept.
     public func performAtomically(_ operations: [@Sendable (Database) throws -> Void]) async throws {
         guard !operations.isEmpty else { return }
         if access == .readOnly, !lifecycle.isClosed { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
-        try await guarded {
-            let own = try await writer.write { db in
-                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-                let mark = try self.journalMark(db)
-                for operation in operations { try operation(db) }
-                // A following feed skips what this flush wrote (see ChangeFeed).
-                return try mark.map { try self.tagOwnEntries(db, after: $0) } ?? []
-            }
-            journal.recordOwn(own)
-        }
-    }
-
-    // MARK: - Opening
-
-    private static func prepared(_ configuration: Configuration) -> Configuration {
-        var configuration = configuration
-        configuration.foreignKeysEnabled = true
-        configuration.prepareDatabase { db in
-            if !db.configuration.readonly {
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-            }
-        }
-        return configuration
-    }
-
-    /// Whether a file exists at `path`; throws if `access` forbids what must happen next.
-    private static func checkPath(_ path: String, access: Access) throws -> Bool {
-        let fileManager = FileManager.default
-        var isDirectory: ObjCBool = false
-        let directory = (path as NSString).deletingLastPathComponent
-        guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            guard access == .create else { throw SwiduxDatabaseError(path: path, cause: .noDatabase) }
-            // A new file: only its directory matters.
-            if !directory.isEmpty, fileManager.fileExists(atPath: directory),
-               !fileManager.isWritableFile(atPath: directory) {
-                throw SwiduxDatabaseError(path: path, cause: .readOnly)
-            }
-            return false
-        }
-        if isDirectory.boolValue || !fileManager.isReadableFile(atPath: path) {
-            throw SwiduxDatabaseError(path: path, cause: .cannotOpen)
-        }
-        // access(2) sees read-only file systems and immutable files even for root.
-        if access != .readOnly, !fileManager.isWritableFile(atPath: path)
-            || (!directory.isEmpty && !fileManager.isWritableFile(atPath: directory)) {
-            throw SwiduxDatabaseError(path: path, cause: .readOnly)
-        }
-        return true
-    }
-
-    /// Checks an existing file before anything is written to it: readable as a database,
-    /// `quick_check`, migration history and schema. The connection creates no file: when
-    /// the file has no `-wal` (no connection has it open in WAL mode) it is opened
-    /// `immutable`; otherwise read-only, using the existing `-wal` and `-shm`. An immutable
-    /// read can be torn by a process that starts writing meanwhile, so a failure is
-    /// believed only if the file did not change during the check.
-    private static func inspect(path: String, migrations: SwiduxMigrations, configuration: Configuration, access: Access) throws {
-        var readOnly = configuration
-        readOnly.readonly = true
-        var attempt = 0
-        while true {
-            attempt += 1
-            let before = FileSnapshot(path: path)
-            let location = before.hasJournal ? path : immutableLocation(path)
-            do {
-                try check(location: location, path: path, configuration: readOnly) { db in
-                    let integrity = try String.fetchAll(db, sql: "PRAGMA quick_check")
-                    if integrity != ["ok"] {
-                        throw SwiduxDatabaseError(path: path, cause: .corrupt, underlying: IntegrityCheckFailure(messages: integrity))
-                    }
-                    let pending = try pendingMigrations(db, migrations: migrations, path: path)
-                    if access == .readOnly, !pending.isEmpty {
-                        throw SwiduxDatabaseError(path: path, cause: .needsMigration(pending: pending))
-                    }
-                }
-                return
-            } catch let error as SwiduxDatabaseError {
-                let stable = !before.hasJournal && FileSnapshot(path: path) == before
-                if stable || before.hasJournal || attempt >= 5 { throw error }
-            }
-        }
-    }
-
-    /// Opens `location` with `configuration` (read-only), runs `body` in a read, closes.
-    private static func check(
-        location: String, path: String, configuration: Configuration, _ body: (Database) throws -> Void
-    ) throws {
+        let recorded = OwnWritesOfFlush()
         do {
-            let queue: DatabaseQueue
-            do {
-                queue = try DatabaseQueue(path: location, configuration: configuration)
-            } catch let error as DatabaseError where location != path && error.resultCode == .SQLITE_CANTOPEN {
-                // This SQLite does not take URI file names: plain read-only.
-                queue = try DatabaseQueue(path: path, configuration: configuration)
-            }
-            defer { try? queue.close() }
-            try queue.read { db in
-                // Reads the header and the schema: not a database, corrupt, locked.
-                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
-                try body(db)
-            }
-        } catch {
-            throw SwiduxDatabaseError.wrapping(error, path: path)
-        }
-    }
-
-    /// The connection of a ``Access/readOnly`` database (see there for the WAL rules).
-    private static func openReadOnly(path: String, configuration: Configuration) throws -> DatabaseQueue {
-        var readOnly = configuration
-        readOnly.readonly = true
-        let snapshot = FileSnapshot(path: path)
-        let directory = (path as NSString).deletingLastPathComponent
-        let directoryWritable = FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory)
-        let location = snapshot.hasJournal || directoryWritable || !snapshot.isWALMode ? path : immutableLocation(path)
-        do {
-            do {
-                return try DatabaseQueue(path: location, configuration: readOnly)
-            } catch let error as DatabaseError where location != path && error.resultCode == .SQLITE_CANTOPEN {
-                return try DatabaseQueue(path: path, configuration: readOnly)
-            }
-        } catch {
-            throw SwiduxDatabaseError.wrapping(error, path: path)
-        }
-    }
-
-    /// `file:<path>?mode=ro&immutable=1`: SQLite reads the file without locking and
-    /// without creating `-wal` or `-shm` files.
-    private static func immutableLocation(_ path: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "?#%")
-        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro&immutable=1"
-    }
-
-    /// The migrations `migrations` still has to run on `db`, after checking the database is
-    /// this app's: a database with tables but no `grdb_migrations` table is foreign (unless
-    /// ``SwiduxMigrations/adoptsUnversionedDatabases``), one whose applied migrations are
-    /// all unknown is foreign, one with some unknown ones was migrated by a newer app.
-    static func pendingMigrations(_ db: Database, migrations: SwiduxMigrations, path: String?) throws -> [String] {
-        guard try db.tableExists("grdb_migrations") else {
-            let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'") ?? 0
-            if objects > 0, !migrations.adoptsUnversionedDatabases {
-                let tables = try String.fetchAll(db, sql: """
-                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name
-                    """)
-                let listed = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
-                let detail = tables.isEmpty
-                    ? "it has a schema but no grdb_migrations table"
-                    : "it has tables \(listed) but no grdb_migrations table"
-                throw SwiduxDatabaseError(path: path, cause: .foreignSchema(detail: detail))
-            }
-            return migrations.identifiers
-        }
-        let applied = try migrations.migrator.appliedIdentifiers(db)
-        let known = Set(migrations.identifiers)
-        let unknown = applied.subtracting(known)
-        if !unknown.isEmpty {
-            if applied.isDisjoint(with: known) {
-                let listed = unknown.sorted().prefix(5).joined(separator: ", ") + (unknown.count > 5 ? ", …" : "")
-                throw SwiduxDatabaseError(path: path, cause: .foreignSchema(
-                    detail: "none of its migrations (\(listed)) is one of this app's"))
-            }
-            throw SwiduxDatabaseError(path: path, cause: .newerSchema(unknownMigrations: unknown.sorted()))
-        }
-        return migrations.identifiers.filter { !applied.contains($0) }
-    }
-
-    /// Runs the pending migrations. Migrations registered with
-    /// ``SwiduxMigrations/register(_:migrate:)`` run in one immediate write transaction
-    /// that first re-checks what is applied: concurrent first opens serialize on the write
-    /// lock and the later ones find nothing to do. A wrapped GRDB migrator runs one
-    /// transaction per migration; a run that fails while another process made progress is
-    /// retried.
-    private static func migrate(_ writer: any DatabaseWriter, with migrations: SwiduxMigrations, path: String?) throws {
-        do {
-            // Nothing pending (every open but the first): nothing is written, no write lock taken.
-            var pending = try writer.read { db in try pendingMigrations(db, migrations: migrations, path: path) }
-            guard !pending.isEmpty else { return }
-            guard let steps = migrations.steps else {
-                var attempts = 0
-                while true {
+            try await guarded {
+                try await writer.write { db in
+                    try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                    let mark = try self.beginJournaledFlush(db)
                     do {
-                        try migrations.migrator.migrate(writer)
-                        return
+                        for operation in operations { try operation(db) }
                     } catch {
-                        attempts += 1
-                        let remaining = try writer.read { db in try pendingMigrations(db, migrations: migrations, path: path) }
-                        if remaining.isEmpty { return }
-                        guard remaining.count < pending.count, attempts <= migrations.identifiers.count else { throw error }
-                        pending = remaining
+                        if mark != nil { _ = self.journal.endFlush() }
+                        throw error
                     }
-                }
-            }
-            try writer.barrierWriteWithoutTransaction { db in
-                let foreignKeys = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
-                // As GRDB does: foreign keys off during the migrations (it cannot change
-                // inside a transaction), checked before the commit.
-                if foreignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-                defer { if foreignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
-                try db.inTransaction(.immediate) {
-                    let pending = Set(try pendingMigrations(db, migrations: migrations, path: path))
-                    guard !pending.isEmpty else { return .commit }
-                    try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
-                    for step in steps where pending.contains(step.identifier) {
-                        try step.migrate(db)
-                        try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [step.identifier])
-                    }
-                    if foreignKeys { try db.checkForeignKeys() }
-                    return .commit
+                    // A following feed skips the rows this flush wrote (see JournalState).
+                    let own = try mark.map { try self.endJournaledFlush(db, after: $0) } ?? []
+                    try self.checkOpenedFile()
+                    // Recorded before the commit: no feed can read the entries as another writer's.
+                    recorded.entries = own
+                    self.journal.recordOwn(own)
                 }
             }
         } catch {
-            throw SwiduxDatabaseError.wrapping(error, path: path)
+            journal.discardOwn(recorded.entries)
+            throw error
         }
+    }
+
+    /// Throws ``SwiduxDatabaseError/Cause/fileReplaced`` when ``path`` no longer names the
+    /// file that was opened.
+    func checkOpenedFile() throws {
+        guard let openedFile, let path else { return }
+        let current = FileIdentity(path: path)
+        guard current != openedFile else { return }
+        throw SwiduxDatabaseError(path: path, cause: .fileReplaced, underlying: FileReplaced(opened: openedFile, current: current))
     }
 }
 
-/// The messages of a failed `PRAGMA quick_check`.
-struct IntegrityCheckFailure: Error, CustomStringConvertible {
-    let messages: [String]
-    var description: String { "quick_check: " + messages.prefix(3).joined(separator: "; ") }
+/// What a flush found at its database's path instead of the file it opened.
+struct FileReplaced: Error, CustomStringConvertible {
+    let opened: FileIdentity
+    let current: FileIdentity?
+    var description: String {
+        "opened as \(opened), the path now names " + (current.map { "another file (\($0))" } ?? "no file")
+    }
+}
+
+/// The own writes a flush recorded, for forgetting them when its commit fails.
+private final class OwnWritesOfFlush: @unchecked Sendable {
+    var entries: [OwnWrite] = []
 }

@@ -59,6 +59,10 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         /// that does not migrate (``SwiduxDatabase/Access/readOnly``). Open it read-write
         /// once to migrate it.
         case needsMigration(pending: [String])
+        /// The database file was deleted, moved or replaced since it was opened: the path
+        /// no longer names the file the connection writes. A flush fails with this before
+        /// it commits (its changes stay pending, retried once the file is back).
+        case fileReplaced
         /// A failure that does not come from SQLite.
         case other
 
@@ -85,6 +89,7 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
             case .foreignSchema(let detail): "the file is not this app's database (\(detail))"
             case .needsMigration(let ids):
                 "the database needs migrations that read-only access cannot run (pending: \(ids.joined(separator: ", ")))"
+            case .fileReplaced: "the database file was deleted or replaced since it was opened; nothing was written (the changes are kept)"
             case .other: "the operation failed"
             }
         }

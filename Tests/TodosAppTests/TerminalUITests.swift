@@ -178,6 +178,22 @@ extension ProcessTests { @Suite struct TerminalUITests {
         #expect(items.map(\.done) == [false, false])
     }
 
+    @Test func databaseFileMovedAwayIsOnTheStatusLineAndNothingIsLost() async throws {
+        let box = try Sandbox()
+        let session = try PseudoTerminalSession(box: box)
+        await session.waitFor("the item screen") { $0.text.contains("No items yet") }
+        try FileManager.default.moveItem(atPath: box.database, toPath: box.database + ".away")
+        await session.type("a")
+        await session.type("Kept while away\r")
+        await session.waitFor("the status line naming the lost file") {
+            $0.lines[23].contains("Saving failed: the database file was deleted or replaced")
+        }
+        try FileManager.default.moveItem(atPath: box.database + ".away", toPath: box.database)
+        await session.type("q")
+        #expect(await session.waitForExit() == 0)
+        #expect(try await box.listJSON().map(\.title) == ["Kept while away"])
+    }
+
     @Test func sigtermQuitsGracefullyAndFlushes() async throws {
         let box = try Sandbox()
         let session = try PseudoTerminalSession(box: box)

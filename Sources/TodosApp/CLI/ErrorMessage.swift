@@ -14,6 +14,9 @@ public enum ErrorMessage {
         case let error as SwiduxDatabaseError:
             let path = error.path ?? path
             if error.cause == .noDatabase { return "no database at \(path)" }
+            if error.cause == .fileReplaced {
+                return "the database file was deleted or replaced: \(path) (changes kept; put the file back to save them)"
+            }
             return "cannot use the database at \(path): \(error.cause)" + detail(error.underlying)
         case let error as PersistenceWriteFailure:
             return "saving to " + describe(error.underlying, path: path).replacingOccurrences(of: "cannot use the database at ", with: "the database at ")
