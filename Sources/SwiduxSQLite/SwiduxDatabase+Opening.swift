@@ -9,6 +9,12 @@ extension SwiduxDatabase {
         configuration.prepareDatabase { db in
             if !db.configuration.readonly {
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                #if canImport(Darwin)
+                // On Apple platforms `fsync` does not flush the drive's cache: without
+                // `F_FULLFSYNC` a committed flush can be lost at a power loss (issue 30 item 5).
+                try db.execute(sql: "PRAGMA fullfsync = ON")
+                try db.execute(sql: "PRAGMA checkpoint_fullfsync = ON")
+                #endif
             }
         }
         return configuration
