@@ -104,9 +104,18 @@ final class ObservationTracker<State>: Observable {
             guard hasLast else { return true }
             if offset >= 0 {
                 // In place: neither the state nor the value is copied.
-                return storage.pointee != (state + offset).assumingMemoryBound(to: Value.self).pointee
+                let now = (state + offset).assumingMemoryBound(to: Value.self)
+                return storage.pointee != now.pointee && !Self.sameBits(storage, now)
             }
-            return storage.pointee != state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
+            let now = state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
+            return storage.pointee != now && !ChangeDetector.sameBits(storage.pointee, now)
+        }
+        /// Unequal values with the same bits (a NaN) are unchanged: the gate compares bits
+        /// (see `ChangeDetector.sameValue`).
+        @inline(never)
+        private static func sameBits(_ a: UnsafeMutablePointer<Value>, _ b: UnsafePointer<Value>) -> Bool {
+            UnsafeRawBufferPointer(start: a, count: MemoryLayout<Value>.size)
+                .elementsEqual(UnsafeRawBufferPointer(start: b, count: MemoryLayout<Value>.size))
         }
         override func rebase(_ state: State) { remember(state[keyPath: path]) }
         override func rebase(value: UnsafeRawPointer) -> Bool {
@@ -185,7 +194,31 @@ final class ObservationTracker<State>: Observable {
         let after = rest.dropFirst(name.count).first
         guard after == nil || after == "." || after == "?" || after == "!" else { return nil }
         guard let field = labels.firstIndex(of: String(name)) else { return nil }
-        if let group = groups[field] { return group }
+        let group = groups[field] ?? makeGroup(field: field, state)
+        guard let group else { return nil }
+        // The gate says the property is the same value; a read through a class instance
+        // below it may still differ (the object changed in place): such a slice is compared
+        // on every dispatch.
+        if group.kind != .fingerprint, MemoryLayout<State>.offset(of: keyPath) == nil {
+            let path = String(rest.dropFirst(name.count))
+            let crosses: Bool
+            if let known = crossesReference[path] {
+                crosses = known
+            } else {
+                let value = Mirror(reflecting: state).children.dropFirst(field).first?.value
+                crosses = value.map { SlicePath.mayCrossReference(path, from: $0) } ?? true
+                crossesReference[path] = crosses
+            }
+            if crosses { return nil }
+        }
+        return group
+    }
+
+    /// Whether the rest of a key path (after its stored property) may read through a class
+    /// instance, by the text of that rest (see `SlicePath`).
+    private var crossesReference: [String: Bool] = [:]
+
+    private func makeGroup(field: Int, _ state: State) -> SliceGroup? {
         let value = Mirror(reflecting: state).children.dropFirst(field).first?.value
         guard let value else { return nil }
         let kind: SliceGroup.Kind
