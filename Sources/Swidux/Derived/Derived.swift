@@ -126,7 +126,9 @@ extension Derived: @unchecked Sendable where State: Sendable, Value: Sendable {}
 /// from the first value read, as the store's observation does).
 class DerivedInput<State>: @unchecked Sendable {
     private let lock = NSLock()
-    private var strategy: ChangeDetector.Strategy?
+    /// The strategy for the dynamic type last read (an existential input may come to
+    /// hold values of another type).
+    private var strategy: (type: ObjectIdentifier, strategy: ChangeDetector.Strategy)?
 
     /// The value at the key path.
     func read(_ state: State) -> Any { fatalError("abstract") }
@@ -145,9 +147,10 @@ class DerivedInput<State>: @unchecked Sendable {
     private func strategy(for value: Any) -> ChangeDetector.Strategy {
         lock.lock()
         defer { lock.unlock() }
-        if let strategy { return strategy }
+        let type = ObjectIdentifier(Swift.type(of: value))
+        if let strategy, strategy.type == type { return strategy.strategy }
         let decided = ChangeDetector.strategy(for: value)
-        strategy = decided
+        strategy = (type, decided)
         return decided
     }
 }

@@ -2,8 +2,8 @@
 /// routes their actions back through `dispatch` unless their scope was cancelled.
 @MainActor
 final class EffectRunner<Action> {
-    /// Dispatches an action; the scope is the one of the effect whose `.send` follow-up it is
-    /// (its effects then run in a child of that scope), `nil` for actions effects send later.
+    /// Dispatches an action; the scope is the one of the effect that sent it (its effects
+    /// then run in a child of that scope), `nil` for an action sent to the store.
     typealias Dispatch = @MainActor (Action, _ followUpOf: EffectScope?) -> StoreTask
 
     private let dispatch: Dispatch
@@ -35,15 +35,17 @@ final class EffectRunner<Action> {
     ///   - given: a scope made earlier (an action queued during a dispatch).
     func start(_ effect: Effect<Action>, followUpOf parent: EffectScope? = nil, in given: EffectScope? = nil) -> StoreTask {
         if effect.isNone { return StoreTask(task: nil, scope: nil) }
-        let scope = given ?? EffectScope(parent: parent)
+        let scope = given ?? EffectScope(parent: parent, isDispatchRoot: true)
         let tasks = execute(effect, in: scope, namespace: [])
         guard !tasks.isEmpty else {
-            scope.detach()
+            scope.finish()
             return StoreTask(task: nil, scope: nil)
         }
         let waiter = Task { @MainActor in
             await Self.waitAll(tasks)
-            scope.detach()
+            // The actions those effects sent were dispatched before they finished.
+            await scope.waitForFollowers()
+            scope.finish()
         }
         return StoreTask(task: waiter, scope: scope)
     }
@@ -70,7 +72,7 @@ final class EffectRunner<Action> {
         case .send(let action):
             guard !scope.isCancelled else { return [] }
             if later {
-                _ = dispatch(action, nil)
+                sendLater(action, from: scope)
                 return []
             }
             // An immediate follow-up: its effects run in a child of this scope, so that the
@@ -165,11 +167,19 @@ final class EffectRunner<Action> {
         if !spared.isEmpty { cancellables[id] = spared }
     }
 
+    /// Dispatches an action an effect sends from its task: its effects run in a child of
+    /// the sender's dispatch scope (cancelled with it), and the sender's ``StoreTask``
+    /// waits for them, recursively.
+    private func sendLater(_ action: Action, from scope: EffectScope) {
+        let root = scope.dispatchRoot
+        root.follow(dispatch(action, root))
+    }
+
     private func context(for scope: EffectScope, namespace: [AnyHashable]) -> EffectContext<Action> {
         EffectContext(
             send: { [weak self] action in
                 guard let self, !scope.isCancelled else { return }
-                _ = self.dispatch(action, nil)
+                self.sendLater(action, from: scope)
             },
             reportError: { [weak self] error in
                 guard let self, !scope.isCancelled else { return }

@@ -5,6 +5,9 @@
 @MainActor
 final class EffectScope {
     let parent: EffectScope?
+    /// `true` for the scope of one dispatch's effects (its ``StoreTask``'s), `false` for a
+    /// scope made inside it (`.cancellable`).
+    let isDispatchRoot: Bool
     /// Settable from any thread (``StoreTask/cancel()``); read before every delivered action.
     nonisolated let flag = CancellationFlag()
     private var cancelled: Bool { flag.isSet }
@@ -12,9 +15,50 @@ final class EffectScope {
     private var children: [ObjectIdentifier: EffectScope] = [:]
     private var cancelledTasks = false
 
-    init(parent: EffectScope?) {
+    /// The tasks of the actions this dispatch's effects sent from their tasks (not known
+    /// finished yet): the dispatch's ``StoreTask`` waits for them too.
+    private var followers: [StoreTask] = []
+    /// `followers.count` at which finished ones are dropped (amortized O(1) per follower).
+    private var followersLimit = 32
+    /// The dispatch this scope belongs to is finished, its followers with it.
+    private(set) var isFinished = false
+
+    init(parent: EffectScope?, isDispatchRoot: Bool = false) {
         self.parent = parent
+        self.isDispatchRoot = isDispatchRoot
         parent?.children[ObjectIdentifier(self)] = self
+    }
+
+    /// The scope of the dispatch whose effects run in this scope.
+    var dispatchRoot: EffectScope {
+        var scope = self
+        while !scope.isDispatchRoot, let parent = scope.parent { scope = parent }
+        return scope
+    }
+
+    /// An action sent by one of this dispatch's effects was dispatched: its task is waited
+    /// for with this dispatch's own effects.
+    func follow(_ task: StoreTask) {
+        guard task.task != nil else { return }
+        if followers.count >= followersLimit {
+            followers.removeAll { $0.scope?.isFinished == true }
+            followersLimit = max(32, 2 * followers.count)
+        }
+        followers.append(task)
+    }
+
+    /// Waits for the followers, the ones they add while it waits included.
+    func waitForFollowers() async {
+        while let next = followers.popLast() {
+            guard let task = next.task else { continue }
+            await task.value
+        }
+    }
+
+    /// The dispatch's effects and followers are done.
+    func finish() {
+        isFinished = true
+        detach()
     }
 
     var isCancelled: Bool {

@@ -2,7 +2,7 @@
 /// observer): known only once the action is reduced. Its ``StoreTask`` waits for them.
 @MainActor
 final class PendingStart {
-    let scope = EffectScope(parent: nil)
+    let scope = EffectScope(parent: nil, isDispatchRoot: true)
     private var resolved = false
     private var waiter: Task<Void, Never>?
     private var continuations: [CheckedContinuation<Task<Void, Never>?, Never>] = []

@@ -54,96 +54,6 @@ final class ObservationTracker<State>: Observable {
 
     // MARK: Slices read by key path
 
-    /// A slice of a known type, with its registrar key built once.
-    class TypedSlice<Value>: Slice {
-        let path: KeyPath<State, Value>
-        init(path: KeyPath<State, Value>, key: KeyPath<SliceKeys, Int>) {
-            self.path = path
-            super.init(pathObject: path, key: key)
-            offset = MemoryLayout<State>.offset(of: path) ?? -1
-        }
-        /// The value at `path` in the state `state` points to.
-        @inline(__always)
-        final func value(in state: UnsafeRawPointer) -> Value {
-            offset >= 0
-                ? (state + offset).assumingMemoryBound(to: Value.self).pointee
-                : state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
-        }
-        final override func rebase(_ state: UnsafeRawPointer) { rebase(state.assumingMemoryBound(to: State.self).pointee) }
-        /// Remembers the current value (the reader just saw it).
-        func rebase(_ state: State) { fatalError("abstract") }
-    }
-
-    final class FingerprintSlice<Value: ChangeFingerprinting>: TypedSlice<Value> {
-        var last: ChangeFingerprint?
-        override func changed(_ state: UnsafeRawPointer) -> Bool {
-            let now = value(in: state).changeFingerprint
-            if now == last { return false }
-            last = now
-            return true
-        }
-        override func rebase(_ state: State) { last = state[keyPath: path].changeFingerprint }
-        override func rebase(value: UnsafeRawPointer) -> Bool {
-            last = value.assumingMemoryBound(to: Value.self).pointee.changeFingerprint
-            return true
-        }
-    }
-
-    final class EquatableSlice<Value: Equatable>: TypedSlice<Value> {
-        /// The remembered value, in `storage` when `hasLast`: an optional of a generic type
-        /// would have its metadata looked up at run time on every dispatch.
-        private let storage = UnsafeMutablePointer<Value>.allocate(capacity: 1)
-        private var hasLast = false
-        deinit {
-            if hasLast { storage.deinitialize(count: 1) }
-            storage.deallocate()
-        }
-        /// `true` if the value differs from the remembered one (a slice that changed is
-        /// disarmed and forgets it: nothing is remembered then).
-        override func changed(_ state: UnsafeRawPointer) -> Bool {
-            guard hasLast else { return true }
-            if offset >= 0 {
-                // In place: neither the state nor the value is copied.
-                return storage.pointee != (state + offset).assumingMemoryBound(to: Value.self).pointee
-            }
-            return storage.pointee != state.assumingMemoryBound(to: State.self).pointee[keyPath: path]
-        }
-        override func rebase(_ state: State) { remember(state[keyPath: path]) }
-        override func rebase(value: UnsafeRawPointer) -> Bool {
-            remember(value.assumingMemoryBound(to: Value.self).pointee)
-            return true
-        }
-        private func remember(_ value: Value) {
-            if hasLast {
-                storage.pointee = value
-            } else {
-                storage.initialize(to: value)
-                hasLast = true
-            }
-        }
-        override func forget() {
-            guard hasLast else { return }
-            storage.deinitialize(count: 1)
-            hasLast = false
-        }
-    }
-
-    /// Any other value: compared structurally (see ``ChangeDetector``).
-    final class StructuralSlice<Value>: TypedSlice<Value> {
-        var tracked: TrackedValue<State>?
-        override func changed(_ state: UnsafeRawPointer) -> Bool {
-            guard var tracked else { return true }
-            let changed = tracked.update(from: state.assumingMemoryBound(to: State.self).pointee)
-            self.tracked = tracked
-            return changed
-        }
-        override func rebase(_ state: State) {
-            let path = self.path
-            tracked = TrackedValue(root: state, read: { $0[keyPath: path] })
-        }
-        override func forget() { tracked = nil }
-    }
-
     private var slices: [AnyKeyPath: Slice] = [:]
     /// Armed slices whose key path does not start with a known stored property (and
     /// disarmed ones not yet compacted away).
@@ -185,7 +95,31 @@ final class ObservationTracker<State>: Observable {
         let after = rest.dropFirst(name.count).first
         guard after == nil || after == "." || after == "?" || after == "!" else { return nil }
         guard let field = labels.firstIndex(of: String(name)) else { return nil }
-        if let group = groups[field] { return group }
+        let group = groups[field] ?? makeGroup(field: field, state)
+        guard let group else { return nil }
+        // The gate says the property is the same value; a read through a class instance
+        // below it may still differ (the object changed in place): such a slice is compared
+        // on every dispatch.
+        if group.kind != .fingerprint, MemoryLayout<State>.offset(of: keyPath) == nil {
+            let path = String(rest.dropFirst(name.count))
+            let crosses: Bool
+            if let known = crossesReference[path] {
+                crosses = known
+            } else {
+                let value = Mirror(reflecting: state).children.dropFirst(field).first?.value
+                crosses = value.map { SlicePath.mayCrossReference(path, from: $0) } ?? true
+                crossesReference[path] = crosses
+            }
+            if crosses { return nil }
+        }
+        return group
+    }
+
+    /// Whether the rest of a key path (after its stored property) may read through a class
+    /// instance, by the text of that rest (see `SlicePath`).
+    private var crossesReference: [String: Bool] = [:]
+
+    private func makeGroup(field: Int, _ state: State) -> SliceGroup? {
         let value = Mirror(reflecting: state).children.dropFirst(field).first?.value
         guard let value else { return nil }
         let kind: SliceGroup.Kind
@@ -242,10 +176,10 @@ final class ObservationTracker<State>: Observable {
             ? (UnsafeRawPointer(state) + slice.offset).assumingMemoryBound(to: Value.self).pointee
             : state.pointee[keyPath: keyPath]
         if !slice.armed {
-            // The entry of this key path is a `TypedSlice<Value>` (see `makeSlice`); passed
-            // by pointer, so that no generic metadata is looked up here.
-            if !withUnsafePointer(to: value, { slice.rebase(value: UnsafeRawPointer($0)) }) {
-                slice.rebase(UnsafeRawPointer(state))
+            // The test of this key path is typed for `Value` (see `makeSlice`); passed by
+            // pointer, so that no generic metadata is looked up here.
+            if !withUnsafePointer(to: value, { slice.test.rebase(value: UnsafeRawPointer($0)) }) {
+                slice.test.rebase(UnsafeRawPointer(state))
             }
             arm(slice)
         }
@@ -257,7 +191,7 @@ final class ObservationTracker<State>: Observable {
     func track<Value>(_ keyPath: KeyPath<State, Value>, in state: @autoclosure () -> State) {
         let slice = slice(for: keyPath, state())
         if !slice.armed {
-            withUnsafePointer(to: state()) { slice.rebase(UnsafeRawPointer($0)) }
+            withUnsafePointer(to: state()) { slice.test.rebase(UnsafeRawPointer($0)) }
             arm(slice)
         }
         slice.access(self)
@@ -278,25 +212,31 @@ final class ObservationTracker<State>: Observable {
     }
 
     private func makeSlice<Value>(_ keyPath: KeyPath<State, Value>, _ state: State) -> Slice {
+        let offset = MemoryLayout<State>.offset(of: keyPath) ?? -1
+        let test: any SliceTest
         switch ChangeDetector.strategy(for: state[keyPath: keyPath]) {
         case .fingerprint:
             if let type = Value.self as? any ChangeFingerprinting.Type {
-                func typed<F: ChangeFingerprinting>(_: F.Type) -> Slice {
-                    FingerprintSlice(path: keyPath as! KeyPath<State, F>, key: makeSliceKey())
+                func typed<F: ChangeFingerprinting>(_: F.Type) -> any SliceTest {
+                    FingerprintSlice(path: keyPath as! KeyPath<State, F>, offset: offset)
                 }
-                return typed(type)
+                test = typed(type)
+            } else {
+                test = StructuralSlice(path: keyPath)
             }
         case .equatable:
             if let type = Value.self as? any Equatable.Type {
-                func typed<E: Equatable>(_: E.Type) -> Slice {
-                    EquatableSlice(path: keyPath as! KeyPath<State, E>, key: makeSliceKey())
+                func typed<E: Equatable>(_: E.Type) -> any SliceTest {
+                    EquatableSlice(path: keyPath as! KeyPath<State, E>, offset: offset)
                 }
-                return typed(type)
+                test = typed(type)
+            } else {
+                test = StructuralSlice(path: keyPath)
             }
         case .identity, .fields, .opaque:
-            break
+            test = StructuralSlice(path: keyPath)
         }
-        return StructuralSlice(path: keyPath, key: makeSliceKey())
+        return Slice(test: test, pathObject: keyPath, offset: offset, key: makeSliceKey())
     }
 
     /// Drops the entries of key paths not read since they fired; amortized O(1) per new entry.
@@ -357,9 +297,9 @@ final class ObservationTracker<State>: Observable {
         var comparisons = ungroupedArmedCount
         if ungroupedArmedCount > 0 {
             var firedHere = 0
-            for slice in armedSlices where slice.armed && slice.changed(state) {
+            for slice in armedSlices where slice.armed && slice.test.changed(state) {
                 slice.armed = false
-                slice.forget()
+                slice.test.forget()
                 fired(slice)
                 firedHere += 1
             }
@@ -381,9 +321,9 @@ final class ObservationTracker<State>: Observable {
                 }
                 comparisons += group.armedCount
                 var firedHere = 0
-                for slice in group.armed where slice.armed && slice.changed(state) {
+                for slice in group.armed where slice.armed && slice.test.changed(state) {
                     slice.armed = false
-                    slice.forget()
+                    slice.test.forget()
                     fired(slice)
                     firedHere += 1
                 }
@@ -441,212 +381,4 @@ final class ObservationTracker<State>: Observable {
     var trackedEntryCount: Int {
         ungroupedArmedCount + groupedArmedCount + entitySliceList.reduce(0) { $0 + $1.trackedEntryCount }
     }
-}
-
-/// The subject of the registrar keys of slices and entity entries: a non-generic type, so
-/// that registering an access or a change looks no generic metadata up at run time. Never
-/// read: the registrar only hashes and compares its keys.
-final class SliceKeys: Observable, Sendable {
-    nonisolated subscript(slice token: Int) -> Int { token }
-    /// The member behind the registrar keys of entity entries (rows, memberships).
-    nonisolated subscript(entry token: Int) -> Int { token }
-}
-
-/// A key path read by an observer, with its typed change test (see `TypedSlice`). Not
-/// generic: the tracker keeps, lists and notifies slices on every dispatch, and a generic
-/// class would have its metadata looked up at run time each time.
-class TrackedSlice {
-    var armed = false
-    /// In its armed list (a disarmed slice stays there until the list is compacted).
-    var listed = false
-    /// The group of the state's stored property the key path starts with, if known.
-    var group: SliceGroup?
-    /// The key path read (for the lookup by identity); kept alive by `TypedSlice.path`.
-    unowned(unsafe) let pathObject: AnyKeyPath
-    /// Its registrar key, rooted in a non-generic type (see ``SliceKeys``).
-    let key: KeyPath<SliceKeys, Int>
-    /// The byte offset of the value in the state when the key path names a stored property
-    /// (`MemoryLayout.offset(of:)`), else -1.
-    var offset = -1
-    init(pathObject: AnyKeyPath, key: KeyPath<SliceKeys, Int>) {
-        self.pathObject = pathObject
-        self.key = key
-    }
-    /// Registers a read with the current observer.
-    final func access<State>(_ tracker: ObservationTracker<State>) { tracker.registrar.access(tracker.sliceKeys, keyPath: key) }
-    /// Notifies the observers of this slice.
-    final func notify<State>(_ tracker: ObservationTracker<State>) {
-        tracker.registrar.willSet(tracker.sliceKeys, keyPath: key)
-        tracker.registrar.didSet(tracker.sliceKeys, keyPath: key)
-    }
-    /// `true` if the value changed since the last call or `rebase`; `state` points to the
-    /// root state.
-    func changed(_ state: UnsafeRawPointer) -> Bool { fatalError("abstract") }
-    /// Remembers the current value (the reader just saw it); `state` points to the root state.
-    func rebase(_ state: UnsafeRawPointer) { fatalError("abstract") }
-    /// Remembers the value just read, if this slice can from the value alone (`value`
-    /// points to it); `false`: rebase it from the state.
-    func rebase(value: UnsafeRawPointer) -> Bool { false }
-    /// Forgets the remembered value (disarmed).
-    func forget() {}
-}
-
-/// Armed slices grouped by the stored property of the state their key path starts with
-/// (`\.rows[3].title` → `rows`). When many slices are armed, a dispatch first checks
-/// which of these properties changed (O(1) each: fingerprint or bitwise identity with
-/// the value kept from the previous dispatch) and compares only the slices under those:
-/// a thousand rows read through `scope(state: \.rows[i], …)` cost nothing to a dispatch
-/// that changes `ui`.
-final class SliceGroup {
-    enum Kind { case fingerprint, structural, identical }
-    let field: Int
-    let kind: Kind
-    /// Armed slices (and disarmed ones not yet compacted away).
-    var armed: [TrackedSlice] = []
-    var armedCount = 0
-    /// What the property was after the previous dispatch (`nil`: unknown).
-    private var snapshot: Any?
-
-    init(field: Int, kind: Kind) {
-        self.field = field
-        self.kind = kind
-    }
-
-    /// `true` if `value` is provably what it was after the previous dispatch; remembers it.
-    func isUnchanged(_ value: Any) -> Bool {
-        let unchanged: Bool
-        switch kind {
-        case .fingerprint:
-            let now = (value as? any ChangeFingerprinting)?.changeFingerprint
-            unchanged = now != nil && (snapshot as? ChangeFingerprint) == now
-            snapshot = now
-        case .structural:
-            if let old = snapshot as? ChangeDetector.Snapshot {
-                unchanged = !ChangeDetector.hasChanged(old, to: value)
-            } else {
-                unchanged = false
-            }
-            snapshot = ChangeDetector.snapshot(value, strategy: ChangeDetector.strategy(for: value))
-        case .identical:
-            // The kept copy holds the old value's buffers: a mutation in place would have
-            // copied them, so equal bits mean the same contents (class instances: the same
-            // object). Different bits prove nothing: the slices are then compared.
-            unchanged = snapshot.map { SliceGroup.sameBits($0, value) } ?? false
-            snapshot = value
-        }
-        return unchanged
-    }
-
-    func forgetSnapshot() { snapshot = nil }
-
-    static func sameBits(_ old: Any, _ new: Any) -> Bool {
-        func open<T>(_ old: T) -> Bool {
-            guard let new = new as? T else { return false }
-            return withUnsafeBytes(of: old) { a in withUnsafeBytes(of: new) { b in a.elementsEqual(b) } }
-        }
-        return open(old)
-    }
-}
-
-
-/// What the tracker needs of an entity slice, whatever its entity type.
-@MainActor
-protocol TrackedEntitySliceProtocol<State>: AnyObject {
-    associatedtype State
-    func collect(_ state: inout State, into fired: inout [ObservationTracker<State>.Key])
-    var trackedEntryCount: Int { get }
-}
-
-/// Receives the reads made through an ``ObservedEntities`` view.
-@MainActor
-class EntityReadObserver<Entity: Identifiable & Equatable & Sendable> where Entity.ID: Sendable {
-    /// A read of the entity with `id` (present or not).
-    func row(_ id: Entity.ID) {}
-    /// A read of membership and order (ids, count, emptiness, presence).
-    func membership() {}
-    /// A read of the whole slice.
-    func whole() {}
-}
-
-/// The row and membership entries of one entity store slice of the state.
-final class TrackedEntitySlice<State, Entity: Identifiable & Equatable & Sendable>: EntityReadObserver<Entity>, TrackedEntitySliceProtocol
-where Entity.ID: Sendable {
-    typealias Key = ObservationTracker<State>.Key
-
-    private weak var tracker: ObservationTracker<State>?
-    let path: KeyPath<State, EntityStore<Entity>>
-    /// Where the log is trimmed to the last dispatch (`nil` for a read-only path: the log
-    /// is then only trimmed by its own bound).
-    private let writable: WritableKeyPath<State, EntityStore<Entity>>?
-    /// The fingerprint after the last dispatch.
-    private var seen: ChangeFingerprint
-    private var rows: [Entity.ID: Key] = [:]
-    private var membershipKey: Key?
-
-    init(tracker: ObservationTracker<State>, path: KeyPath<State, EntityStore<Entity>>, seen: ChangeFingerprint) {
-        self.tracker = tracker
-        self.path = path
-        self.writable = path as? WritableKeyPath<State, EntityStore<Entity>>
-        self.seen = seen
-        ChangeFingerprint.markSeen()
-    }
-
-    override func row(_ id: Entity.ID) {
-        guard let tracker else { return }
-        let key: Key
-        if let armed = rows[id] {
-            key = armed
-        } else {
-            key = tracker.makeKey()
-            rows[id] = key
-        }
-        tracker.entryRegistrar.access(tracker.sliceKeys, keyPath: key)
-    }
-
-    override func membership() {
-        guard let tracker else { return }
-        let key: Key
-        if let armed = membershipKey {
-            key = armed
-        } else {
-            key = tracker.makeKey()
-            membershipKey = key
-        }
-        tracker.entryRegistrar.access(tracker.sliceKeys, keyPath: key)
-    }
-
-    override func whole() {
-        guard let tracker, let state = tracker.currentState() else { return }
-        tracker.track(path, in: state)
-    }
-
-    func collect(_ state: inout State, into fired: inout [Key]) {
-        let now = state[keyPath: path].changeFingerprint
-        guard now != seen else { return }
-        if !rows.isEmpty || membershipKey != nil {
-            if let changes = state[keyPath: path]._observationChanges.changes(since: seen, current: now) {
-                if changes.membership, let key = membershipKey {
-                    fired.append(key)
-                    membershipKey = nil
-                }
-                if !rows.isEmpty {
-                    for id in changes.ids {
-                        if let key = rows.removeValue(forKey: id) { fired.append(key) }
-                    }
-                }
-            } else {
-                // The log cannot tell (a replaced or restored store, a bulk change): notify
-                // every reader of this slice rather than miss one.
-                if let key = membershipKey { fired.append(key) }
-                membershipKey = nil
-                fired.append(contentsOf: rows.values)
-                rows.removeAll()
-            }
-        }
-        if let writable { state[keyPath: writable]._trimObservationLog(keepingSince: seen) }
-        seen = now
-        ChangeFingerprint.markSeen()
-    }
-
-    var trackedEntryCount: Int { rows.count + (membershipKey == nil ? 0 : 1) }
 }

@@ -107,7 +107,7 @@ public final class MVIStore<State, Intent, Action>: Observable {
     deinit { registry.cancelAll() }
 
     /// Sends a user intent. Returns a handle on the effects it started (and on the effects of
-    /// their `.send` follow-ups, see ``StoreTask``).
+    /// the actions they send, recursively, see ``StoreTask``).
     ///
     /// Synchronous `.send` chains deeper than the store allows (a loop) are cut: a
     /// ``DispatchLoopError`` goes to `onUnexpectedError` and is logged.

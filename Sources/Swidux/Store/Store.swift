@@ -107,7 +107,8 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     /// notified), the action is queued instead and reduced after the current send finished,
     /// in the order sent; it never runs inside another action's reduce.
     /// - Returns: a handle to await (`finish()`) or `cancel()` the action's effects,
-    ///   including the effects of its `.send` follow-ups (see ``StoreTask``).
+    ///   including the effects of its `.send` follow-ups and of the actions its effects
+    ///   send, recursively (see ``StoreTask``).
     @discardableResult
     public func send(_ action: Action) -> StoreTask {
         box.dispatch(action)

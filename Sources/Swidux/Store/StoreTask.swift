@@ -1,17 +1,20 @@
 /// A handle on the effects started by one ``Store/send(_:)``.
 ///
 /// ```swift
-/// await store.send(.refresh).finish()   // waits until the refresh effect completed
-/// store.send(.search("a")).cancel()     // its late results are dropped
+/// .refreshable { await store.send(.refresh).finish() }   // ends once the refresh is done
+/// store.send(.search("a")).cancel()                       // its late results are dropped
 /// ```
 ///
-/// It covers the effects the action's reducer returned **and those of its `.send`
-/// follow-ups, recursively**: with `case .a: return .send(.b)` and
-/// `case .b: return .run { send in …; await send(.c) }`, `send(.a).finish()` waits until
-/// `.c` was sent and `send(.a).cancel()` stops `.b`'s effect. An action that an effect sends
-/// later, from its task (`await send(.c)`, or a `.send` reached inside `concatenate` or after
-/// a `debounce` window), is a new send: its own effects get their own task, which the
-/// sender's task does not wait for or cancel. An action queued because it was sent while
+/// It covers **everything the action set going, recursively**, as TCA's `StoreTask` does:
+/// the effects the action's reducer returned, the effects of its `.send` follow-ups, and
+/// the effects of every action those effects send (`await send(.loaded)` from a `.run`, a
+/// `.send` inside `concatenate` or after a `debounce` window), and so on. With
+/// `case .refresh: return .run { send in await send(.loaded(try await api.fetch())) }` and
+/// `case .loaded: return .run { _ in await cache.save() }`, `send(.refresh).finish()`
+/// returns once `.loaded`'s save is done, and `send(.refresh).cancel()` stops it too.
+/// Inside `concatenate`, a `.send` member does not make the next member wait for the
+/// effects of its action (members run one after the other; an action's effects run
+/// beside them), but the task waits for them. An action queued because it was sent while
 /// another was being reduced (from a middleware hook) gets a task that waits until it is
 /// reduced, then for its effects.
 public struct StoreTask: Hashable, Sendable {
@@ -23,8 +26,8 @@ public struct StoreTask: Hashable, Sendable {
         self.scope = scope
     }
 
-    /// Waits until every effect started by the action has finished. Cancelling the waiting
-    /// task cancels those effects.
+    /// Waits until every effect started by the action, and by the actions those effects
+    /// sent, has finished. Cancelling the waiting task cancels those effects.
     public func finish() async {
         guard let task else { return }
         await withTaskCancellationHandler {
@@ -34,8 +37,9 @@ public struct StoreTask: Hashable, Sendable {
         }
     }
 
-    /// Cancels the effects started by the action; they deliver no further actions, even if
-    /// their work completes later. Callable from any context.
+    /// Cancels the effects started by the action (and by the actions they sent); they
+    /// deliver no further actions, even if their work completes later. Callable from any
+    /// context.
     public func cancel() {
         guard let scope else { return }
         scope.flag.set()   // from here on, nothing the effects send is delivered

@@ -62,22 +62,60 @@ struct StoreTaskCoverageTests {
         #expect(store.state == [.d, .a, .b, .a, .b])
     }
 
-    @Test func anActionSentLaterByAnEffectGetsItsOwnTask() async {
-        // `.c` arrives from an effect after `send(.a)` returned: the task of `.a` covers the
-        // effect that sends it, not what `.c` starts in turn.
-        let gate = Gate()
-        let store = Store(initialState: [ChainAction](), reducer: Reduce<[ChainAction], ChainAction, Void> { state, action, _ in
+    /// `.refresh` → an effect sends `.loaded` → `.loaded`'s own effect, held by `gate`,
+    /// sends `.saved` (`.refreshable { await store.send(.refresh).finish() }`).
+    func refreshStore(gate: Gate) -> Store<[String], String> {
+        Store(initialState: [], reducer: Reduce<[String], String, Void> { state, action, _ in
             state.append(action)
             switch action {
-            case .a: return .run { send in await send(.c) }
-            case .c: return .run { send in await gate.wait(); await send(.later) }
+            case "refresh": return .run { send in await send("loaded") }
+            case "loaded": return .run { send in await gate.wait(); await send("saved") }
+            case "saved": return .run { send in await send("done") }
             default: return nil
             }
         }, environment: ())
-        await store.send(.a).finish()
-        #expect(store.state == [.a, .c])
+    }
+
+    @Test func finishWaitsForTheEffectsOfActionsItsEffectsSend() async {
+        // Issue 28, item 10: as TCA's `StoreTask`, recursively. (It used to return once the
+        // effect that sent `loaded` had finished.)
+        let gate = Gate()
+        let store = refreshStore(gate: gate)
+        let task = store.send("refresh")
+        let finished = Recorder<Bool>()
+        Task { await task.finish(); finished.append(true) }
+        #expect(await waitUntil { store.state == ["refresh", "loaded"] })
+        for _ in 0..<100 { await Task.yield() }
+        #expect(finished.values.isEmpty)     // `loaded`'s effect is still waiting
         await gate.open()
-        #expect(await waitUntil { store.state == [.a, .c, .later] })
+        await task.finish()
+        #expect(store.state == ["refresh", "loaded", "saved", "done"])
+    }
+
+    @Test func cancelStopsTheEffectsOfActionsItsEffectsSent() async {
+        let gate = Gate()
+        let store = refreshStore(gate: gate)
+        let task = store.send("refresh")
+        #expect(await waitUntil { store.state == ["refresh", "loaded"] })
+        task.cancel()
+        await gate.open()
+        await task.finish()
+        #expect(await waitUntil { store.runningEffectCount == 0 })
+        #expect(store.state == ["refresh", "loaded"])   // `saved` is not delivered
+    }
+
+    @Test func finishWaitsForEveryActionALongEffectSent() async {
+        // An effect sending many actions with effects (more than the followers kept before
+        // the finished ones are dropped): `finish()` waits for the last one's effect.
+        let store = Store(initialState: 0, reducer: Reduce<Int, Int, Void> { state, action, _ in
+            if action < 0 { state += 1; return nil }
+            if action == 0 {
+                return .run { send in for _ in 0..<200 { await send(-1); await send(1) } }
+            }
+            return .run { send in await send(-1) }
+        }, environment: ())
+        await store.send(0).finish()
+        #expect(store.state == 400)
     }
 }
 
@@ -98,15 +136,19 @@ struct FollowUpCompositionTests {
 
     @Test func aConcatenatedSendDoesNotWaitForTheEffectsOfItsAction() async {
         // A `.send` reached after the effect started is "sent later": the next member does
-        // not wait for what that action started.
+        // not wait for what that action started; the sender's task does (item 10).
         let gate = Gate()
         let store = makeStore(gate: gate)
         let task = store.send(.d)
         #expect(await waitUntil { store.state == [.d, .b, .later] })
-        await task.finish()                       // the concatenation is done
-        #expect(store.runningEffectCount == 1)    // `.b`'s effect has its own task
+        let finished = Recorder<Bool>()
+        Task { await task.finish(); finished.append(true) }
+        for _ in 0..<100 { await Task.yield() }
+        #expect(finished.values.isEmpty)          // `.b`'s effect is still waiting
+        #expect(store.runningEffectCount == 1)
         await gate.open()
-        #expect(await waitUntil { store.state == [.d, .b, .later, .c] })
+        await task.finish()
+        #expect(store.state == [.d, .b, .later, .c])
     }
 
     @Test func aQueuedActionsTaskCoversItsEffects() async {
