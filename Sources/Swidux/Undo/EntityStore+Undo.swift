@@ -77,7 +77,7 @@ extension EntityStore {
         capture.retained = nil
         _undoCapture = nil
         guard _changeFingerprint != capture.startFingerprint else { return nil }
-        capture.dropUnchanged(storage)
+        capture.finishStep(storage)
         var patch = EntityUndoPatch<Entity>()   // taken out: a copy of the store may keep the capture alive
         swap(&patch, &capture.patch)
         return patch.isEmpty ? nil : patch
@@ -118,7 +118,13 @@ extension EntityStore {
             }
         }
         for touch in patch.touches {
-            self[touch.id] = touch.previous
+            // Changed since the step (a skipped action, another writer): only the fields the
+            // step changed go back.
+            if let previous = touch.previous, let after = touch.after, let current = self[touch.id], current != after {
+                self[touch.id] = EntityFieldMerge.merge(previous: previous, after: after, current: current)
+            } else {
+                self[touch.id] = touch.previous
+            }
         }
     }
 

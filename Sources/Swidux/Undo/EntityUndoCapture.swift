@@ -60,7 +60,7 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
     /// Whether a touched id may be back to its previous value at the end of the step: it
     /// was noted twice (changed, then changed again), or by a path that notes without a
     /// change (`merge(from:)`). Otherwise each id was noted once, just before a mutation that
-    /// changed it, and the end of the step has nothing to compare (`dropUnchanged`).
+    /// changed it, and the end of the step has nothing to compare (`finishStep`).
     @inlinable var mayHoldUnchanged: Bool {
         get { fields.pointee.mayHoldUnchanged }
         set { fields.pointee.mayHoldUnchanged = newValue }
@@ -72,13 +72,13 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
         if !patch.note(id, value, slot: slot) { mayHoldUnchanged = true }
     }
 
-    /// Drops from the patch the ids back to their previous value, if any may be.
+    /// Ends the step's patch on `storage` (see `EntityUndoPatch.finishStep`).
     @inlinable
-    func dropUnchanged(_ storage: EntityStore<Entity>.Storage) {
-        if mayHoldUnchanged { patch.dropUnchanged(storage) }
+    func finishStep(_ storage: EntityStore<Entity>.Storage) {
+        patch.finishStep(storage, mayHoldUnchanged: mayHoldUnchanged)
     }
     /// Set by the first recorded mutation, in code specialized for the entity type (the
-    /// module that mutates the store): the end of the step (`dropUnchanged`, the patch taken
+    /// module that mutates the store): the end of the step (`finishStep`, the patch taken
     /// out, boxed), and the creation of the next step's capture. The generic `Store` would
     /// run them unspecialized, paying a generic metadata lookup for nearly every line.
     @inlinable var spare: EntityUndoPatchBox<Entity>? {
@@ -135,7 +135,7 @@ final class EntityUndoCapture<Entity: Identifiable & Equatable & Sendable>: @unc
     /// boxed, or `nil` when the changes cancelled out.
     @inlinable
     func takePatch(_ storage: EntityStore<Entity>.Storage) -> UndoStorePatch? {
-        dropUnchanged(storage)
+        finishStep(storage)
         guard !patch.isEmpty else { return nil }
         // Taken out (a copy of the store may keep the capture alive), moved, not copied,
         // into the spare box if there is one.

@@ -45,12 +45,17 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     struct Touch {
         @usableFromInline let id: ID
         @usableFromInline let previous: Entity?
+        /// Its value as the step left it (`nil`: absent), set when the step ends: undo
+        /// applied to an entity changed since restores only the fields the step changed
+        /// (`EntityFieldMerge`).
+        @usableFromInline var after: Entity?
         /// The slot the entity was in when it was noted (-1: unknown): where the end of the
         /// step looks first (the store may have compacted since: the id is checked).
         @usableFromInline let slot: Int
         @inlinable init(id: ID, previous: consuming Entity?, slot: Int) {
             self.id = id
             self.previous = previous
+            self.after = nil
             self.slot = slot
         }
     }
@@ -108,7 +113,14 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     /// Folds a later patch into this one (coalescing): the first previous value wins, the
     /// logs are concatenated.
     mutating func append(_ newer: EntityUndoPatch) {
-        for touch in newer.touches { note(touch.id, touch.previous, slot: touch.slot) }
+        for touch in newer.touches {
+            if note(touch.id, touch.previous, slot: touch.slot) {
+                touches[touches.count - 1].after = touch.after
+            } else {
+                let index = places?[touch.id] ?? touches.firstIndex { $0.id == touch.id }!
+                touches[index].after = touch.after
+            }
+        }
         steps += newer.steps
     }
 
@@ -130,13 +142,49 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
         }
     }
 
-    /// Drops the touched ids whose value is back to the previous one (the step changed
-    /// them and changed them back): undo must not overwrite a later change of theirs.
+    /// Ends the step on `storage`, the store's storage now: keeps each touched id's value
+    /// after the step; with `mayHoldUnchanged`, drops the touched ids whose value is back to
+    /// the previous one (the step changed them and changed them back: undo must not
+    /// overwrite a later change of theirs), and when nothing is left but membership or order
+    /// changes that cancel out (delete and re-insert, insert then delete, a sort back to the
+    /// same order), drops those too: the step changed nothing.
     @inlinable
-    mutating func dropUnchanged(_ storage: EntityStore<Entity>.Storage) {
-        guard touches.contains(where: { $0.previous == Self.current($0, in: storage) }) else { return }
-        touches.removeAll { $0.previous == Self.current($0, in: storage) }
-        indexTouches()
+    mutating func finishStep(_ storage: EntityStore<Entity>.Storage, mayHoldUnchanged: Bool) {
+        var dropped = false
+        for index in touches.indices {
+            let now = Self.current(touches[index], in: storage)
+            if mayHoldUnchanged, now == touches[index].previous { dropped = true }
+            touches[index].after = now
+        }
+        if dropped {
+            touches.removeAll { $0.after == $0.previous }
+            indexTouches()
+        }
+        if touches.isEmpty, !steps.isEmpty, restoresOrder(of: storage) { steps.removeAll() }
+    }
+
+    /// Whether replaying the membership and order log backwards on the current order gives
+    /// the current order again (the log cancels out). O(n × steps); called only when no
+    /// entity value changed, after a removal, insertion or reorder (each O(n) already).
+    @usableFromInline
+    func restoresOrder(of storage: EntityStore<Entity>.Storage) -> Bool {
+        let now = storage.slots.compactMap { $0?.id }
+        var order = now
+        for step in steps.reversed() {
+            switch step {
+            case .inserted(let id):
+                guard let index = order.firstIndex(of: id) else { return false }
+                order.remove(at: index)
+            case .removed(let entity, let position):
+                order.insert(entity.id, at: Swift.min(Swift.max(position, 0), order.count))
+            case .reordered(let previous):
+                let members = Set(previous)
+                let positions = order.indices.filter { members.contains(order[$0]) }
+                guard positions.count == previous.count else { return false }
+                for (position, id) in zip(positions, previous) { order[position] = id }
+            }
+        }
+        return order == now
     }
 
     /// The touched entity's value now: in its noted slot if it is still there (no hashing),

@@ -1,26 +1,16 @@
-// `@_spi(Reflection)` gives `_forEachFieldWithKeyPath(of:options:body:)`, the standard
-// library's enumeration of a struct's stored properties as key paths (writable for `var`
-// properties). It compiles without warnings in Swift 6 language mode with SwiftPM; being
-// SPI, it could change in a future toolchain: everything using it is in this file, and a
-// state it cannot decompose falls back to the snapshot mode.
-//
-// Never append those key paths (`appending(path:)`): on Swift 6.3.1 appending one reads
-// past its buffer (valgrind: an invalid read in `_appendingKeyPaths`), which corrupted the
-// heap of concurrent tests. Nested fields are reached by applying the key paths one after
-// the other (`FieldAccess`), which is clean.
-@_spi(Reflection) import Swift
 import Foundation
 
-/// How a ``Store``'s state is split for undo by patches: its entity stores (each records the
-/// previous values of exactly the ids an action changed) and its other fields (each kept
-/// whole when an action changed it).
-///
-/// The state is decomposed when it is a struct whose stored properties are all `var`:
-/// every ``EntityStore`` property is a store slot; a nested struct that contains entity
-/// stores (`state.data.items`) is decomposed the same way, down to a few levels; every
-/// other property is a field. A state that is not a struct (or a nested struct with a `let`
-/// property, or entity stores inside an array or an enum) is kept whole instead: the
+/// How a ``Store``'s state is split for undo by patches: the parts the app named as
+/// undoable (``UndoMiddleware/init(maxDepth:recording:_:)``). Each named ``EntityStore`` is
+/// a store slot (it records the previous values of exactly the ids an action changed); each
+/// other named part is a field slot (kept whole when an action changed it). Parts not named
+/// are never recorded nor restored. With no part named, the whole state is one field: the
 /// snapshot mode, where a step keeps its previous value entire.
+///
+/// Public Swift only: the app names the parts (no reflection can list a struct's stored
+/// properties as key paths with public API). A named part is reached through its byte
+/// offset in the state when it is a chain of stored properties (`MemoryLayout.offset(of:)`),
+/// else through its key path.
 ///
 /// Not actor-isolated, and not `Sendable`: the store's box owns it and uses it on the main
 /// actor only (nonisolated, its per-step calls pay no executor check).
@@ -37,64 +27,28 @@ final class UndoLayout<State> {
     /// another access is open.
     @exclusivity(unchecked) private var spares: [UndoStorePatch?]
 
-    init(for state: State) {
+    /// The layout of the parts `paths` names; the whole state when there are none.
+    init(recording paths: [UndoRecordedPath<State>]) {
         var stores: [StoreSlot<State>] = []
         var fields: [FieldSlot<State>] = []
-        if let leaves = Self.leaves(of: state, at: .root, depth: 0), leaves.contains(where: \.isStore) {
-            for leaf in leaves {
-                switch leaf {
-                case .store(let slot): stores.append(slot)
-                case .field(let slot): fields.append(slot)
-                }
+        UndoRecordedPath.validate(paths)
+        for path in paths {
+            switch path.makeSlot() {
+            case .store(let slot): stores.append(slot)
+            case .field(let slot): fields.append(slot)
             }
-        } else {
-            fields = [TypedFieldSlot(.root)]
         }
+        if paths.isEmpty { fields = [TypedFieldSlot(.root)] }
         self.stores = stores
         self.fields = fields
+        isSnapshotMode = paths.isEmpty
         storeRecorders = stores.map { Unmanaged.passUnretained($0) }
         spares = Array(repeating: nil, count: stores.count)
         fieldRecorders = fields.map { Unmanaged.passUnretained($0) }
     }
 
-    /// `true` when the whole state is one field (snapshot mode).
-    var isSnapshotMode: Bool { stores.isEmpty }
-
-    enum Leaf {
-        case store(StoreSlot<State>)
-        case field(FieldSlot<State>)
-        var isStore: Bool { if case .store = self { true } else { false } }
-    }
-
-    /// The leaves of a struct value, or `nil` if it cannot be decomposed (not a struct, or a
-    /// property that is not writable).
-    private static func leaves<Root>(of value: Root, at prefix: FieldAccess<State, Root>, depth: Int) -> [Leaf]? {
-        guard Mirror(reflecting: value).displayStyle == .struct else { return nil }
-        var children: [PartialKeyPath<Root>] = []
-        let enumerated = _forEachFieldWithKeyPath(of: Root.self, options: []) { _, keyPath in
-            children.append(keyPath)
-            return true
-        }
-        guard enumerated else { return nil }
-        var result: [Leaf] = []
-        for child in children {
-            func visit<Value>(_: Value.Type) -> Bool {
-                guard let writable = child as? WritableKeyPath<Root, Value> else { return false }
-                let path = prefix.appending(writable)
-                if let store = Value.self as? any UndoRecordingStore.Type {
-                    result.append(.store(store.undoSlot(path, in: State.self)))
-                } else if depth < 3, let nested = leaves(of: value[keyPath: writable], at: path, depth: depth + 1),
-                          nested.contains(where: \.isStore) {
-                    result += nested
-                } else {
-                    result.append(.field(TypedFieldSlot(path)))
-                }
-                return true
-            }
-            guard _openExistential(type(of: child).valueType, do: visit) else { return nil }
-        }
-        return result
-    }
+    /// `true` when the whole state is one field (snapshot mode: no part named).
+    let isSnapshotMode: Bool
 
     // MARK: Recording
 
