@@ -391,7 +391,10 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             persistence?.prepareRestore(&next, current: current)
         }
         isRecordingUndo = false
-        if undo {
+        if inverse.isEmpty {
+            // Nothing changed (everything the step changed was changed back since): no
+            // step to redo (or undo) that would do nothing.
+        } else if undo {
             undoStack.pushRedo(inverse)
         } else {
             undoStack.pushUndo(inverse, layout: Unmanaged.passUnretained(currentUndoLayout()))

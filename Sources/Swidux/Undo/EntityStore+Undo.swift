@@ -101,6 +101,16 @@ extension EntityStore {
     /// every id it touched back to its previous value (present or absent). Recorded like
     /// any change.
     mutating func applyUndoPatch(_ patch: EntityUndoPatch<Entity>) {
+        // Entities the step removed and inserted again without changing their value (a
+        // delete and re-insert that moved them): the log puts back the removed value; they
+        // keep their current one (changed since, maybe, by a skipped action or another writer).
+        var unchanged: [ID: Entity] = [:]
+        if !patch.steps.isEmpty {
+            let touched = Set(patch.touches.map(\.id))
+            for step in patch.steps {
+                if case .inserted(let id) = step, !touched.contains(id), let current = self[id] { unchanged[id] = current }
+            }
+        }
         var index = patch.steps.count - 1
         while index >= 0 {
             switch patch.steps[index] {
@@ -126,6 +136,7 @@ extension EntityStore {
                 self[touch.id] = touch.previous
             }
         }
+        for (id, current) in unchanged where self[id] != nil { self[id] = current }
     }
 
     /// Undoes a run of successive removals (oldest first): the entities come back where
