@@ -10,7 +10,7 @@ extension TestStore {
     ///
     /// ```swift
     /// let store = TestStore(initialState: AppState(), reducer: AppReducer(), environment: .test,
-    ///                       undo: UndoMiddleware())
+    ///                       undo: UndoMiddleware(recording: \.items))
     /// await store.send(.add(milk)) { $0.items[milk.id] = milk }
     /// await store.undo { $0.items[milk.id] = nil }
     /// await store.redo { $0.items[milk.id] = milk }
@@ -68,7 +68,7 @@ extension TestStore {
         guard available else {
             site.report("""
             Nothing to \(step.dropLast(2)): \(step) would not change the state. Create the test \
-            store with `undo: UndoMiddleware()` and send an undoable action first.
+            store with `undo: UndoMiddleware(recording: …)` and send an undoable action first.
             """)
             return
         }

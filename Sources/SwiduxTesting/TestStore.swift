@@ -73,7 +73,7 @@ public final class TestStore<State: Equatable, Action> {
     ///     environment: AppEnvironment(clock: clock),
     ///     middleware: [Analytics()],
     ///     persistence: PersistenceMiddleware(writers: [backend.stateWriter(for: \.items)], clock: clock),
-    ///     undo: UndoMiddleware()
+    ///     undo: UndoMiddleware(recording: \.items)
     /// )
     /// ```
     ///

@@ -102,7 +102,7 @@ import Testing
         var vanished: [String] = []
         persistence.onVanished = { vanished += $0.ids.map { "\($0)" } }
         let store = Store(initialState: TodoState(todos: EntityStore([milk, eggs])), reducer: todoReducer,
-                          environment: (), persistence: persistence, undo: UndoMiddleware())
+                          environment: (), persistence: persistence, undo: UndoMiddleware(recording: \.todos))
         backend.deleteExternally([milk.id])
         store.send(.remove(milk.id))
         try await store.flush()

@@ -19,7 +19,7 @@ private final class Stamp: Middleware {
     @Test func undoAndRedoAreAssertedLikeSends() async {
         let store = TestStore(
             initialState: TodoState(), reducer: todoReducer, environment: (),
-            undo: UndoMiddleware()
+            undo: UndoMiddleware(recording: \.todos, \.stamp)
         )
         #expect(!store.canUndo)
         await store.send(.add(milk)) { $0.todos[milk.id] = milk }
@@ -33,7 +33,7 @@ private final class Stamp: Middleware {
     @Test func aWrongUndoExpectationFailsWithADiff() async {
         let store = TestStore(
             initialState: TodoState(), reducer: todoReducer, environment: (),
-            undo: UndoMiddleware()
+            undo: UndoMiddleware(recording: \.todos, \.stamp)
         )
         await store.send(.add(milk)) { $0.todos[milk.id] = milk }
         await withKnownIssue {

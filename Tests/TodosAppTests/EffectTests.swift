@@ -74,7 +74,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct UndoTests {
     @Test func undoAndRedoDomainChangesButNotNavigation() async {
         let store = Store(initialState: sampleState(), reducer: AppReducer(), environment: testEnvironment(),
-                          undo: UndoMiddleware(maxDepth: 50))
+                          undo: UndoMiddleware(maxDepth: 50, recording: \.lists, \.tags, \.items, \.itemTags))
         store.send(.items(.toggle(id: uuid(10))))
         store.send(.ui(.moveCursor(1)))           // not an undo step
         store.send(.search(.apply("x")))          // not an undo step
@@ -104,5 +104,24 @@ import Testing
         #expect(app.store.ui.input == nil)
         app.perform(.redo)
         #expect(app.store.items.map(\.title) == ["Water plants"])
+    }
+
+    @Test func undoOfAddItemKeepsTheListAndFilterChosenSince() async throws {
+        let ids = IDSequence()
+        let app = try TodoApp(database: AppDatabase.inMemory(), uuid: ids.callAsFunction, now: { fixedDate })
+        let inbox = try #require(app.store.state.ui.currentListID)
+        app.perform(.send(.lists(.add(id: uuid(50), name: "Work"))))
+        app.perform(.send(.lists(.select(id: inbox))))
+        app.perform(.send(.items(.add(id: uuid(51), listID: inbox, title: "Milk"))))
+        app.perform(.send(.lists(.select(id: uuid(50)))))   // navigation after the add
+        app.perform(.send(.ui(.setFilter(.completed))))
+        app.perform(.undo)
+        #expect(app.store.items[uuid(51)] == nil)
+        #expect(app.store.state.ui.currentListID == uuid(50))
+        #expect(app.store.state.ui.filter == .completed)
+        app.perform(.redo)
+        #expect(app.store.items[uuid(51)]?.title == "Milk")
+        #expect(app.store.state.ui.currentListID == uuid(50))
+        #expect(app.store.state.ui.filter == .completed)
     }
 }

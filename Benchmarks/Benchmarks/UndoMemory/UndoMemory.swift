@@ -19,8 +19,9 @@ import CMallocInfo
 // undo on at 1,000 and 100,000 entities and with undo off at both sizes, timed interleaved
 // in one process: 100k ÷ 1k with undo on, and undo on ÷ off.
 //
-// Undo records patches (the previous values of what each action changed): a step changing
-// one entity holds that entity, whatever the size of the state.
+// Undo records patches of the parts the app names (`recording: \.items, \.ui`): a step
+// changing one entity holds that entity before and after the step (for field-by-field
+// undo), whatever the size of the state.
 
 func bytesInUse() -> Int { Int(swidux_bench_malloc_bytes_in_use()) }
 func residentBytes() -> Int { Int(swidux_bench_resident_bytes()) }
@@ -44,7 +45,7 @@ func measureUndo(entities: Int, steps: Int) -> UndoResult {
     let before = bytesInUse(), residentBefore = residentBytes()
     let state = AppState(items: EntityStore(items))
     let stateBytes = bytesInUse() - before, stateResident = residentBytes() - residentBefore
-    let undo = UndoMiddleware<AppState>(maxDepth: steps)
+    let undo = UndoMiddleware<AppState>(maxDepth: steps, recording: \.items, \.ui)
     let store = Store(initialState: state, reducer: AppReducer(), environment: (), undo: undo)
     let start = bytesInUse(), residentStart = residentBytes()
     for step in 0..<steps {
@@ -76,7 +77,7 @@ func measureUndoTime(small: Int, large: Int, sendsPerSample: Int, rounds: Int) -
     let largeItems = Item.make(large, seed: 2)
     func store(_ items: [Item], undo: Bool) -> Store<AppState, AppAction> {
         Store(initialState: AppState(items: EntityStore(items)), reducer: AppReducer(), environment: (),
-              persistence: persistence(), undo: undo ? UndoMiddleware(maxDepth: 100) : nil)
+              persistence: persistence(), undo: undo ? UndoMiddleware(maxDepth: 100, recording: \.items, \.ui) : nil)
     }
     let stores = [store(smallItems, undo: true), store(largeItems, undo: true),
                   store(smallItems, undo: false), store(largeItems, undo: false)]

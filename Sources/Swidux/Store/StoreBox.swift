@@ -63,7 +63,8 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     private var unretainedUndoLayout: Unmanaged<UndoLayout<State>>?
     /// `true` while an undo step is being recorded (a reduce, or an undo/redo applied).
     @exclusivity(unchecked) private var isRecordingUndo = false
-    /// Undo/redo requested while a step was being recorded (from a middleware hook): run after it.
+    /// Undo/redo requested while a step was being recorded or a reduce ran (from a middleware
+    /// hook, whose copy of the state would overwrite it, or an observer): run after it.
     @exclusivity(unchecked) private var deferredHistoryMoves: [Bool] = []
     /// Nesting of synchronous `.send` follow-ups (loop guard).
     private var depth = 0
@@ -120,6 +121,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         // hydration records none, so whatever is recorded is persisted.
         persistence?.afterReduce(state: &state)
         installPersistenceHook()
+        undo?.historyDidChange = { [weak self] in self?.undoStatusChanged() }
     }
 
     // MARK: Persistence hook (owned by the persistence work; keep it small and separate)
@@ -359,7 +361,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// parameter: passing the state copies it, which retains every slice it holds, per send.)
     private func currentUndoLayout() -> UndoLayout<State> {
         if let undoLayout { return undoLayout }
-        let layout = UndoLayout(for: state)
+        let layout = UndoLayout(recording: undoStack?.recordedPaths ?? [])
         undoLayout = layout
         unretainedUndoLayout = Unmanaged.passUnretained(layout)
         return layout
@@ -376,7 +378,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
     /// exactly the entities it touched.
     private func moveInHistory(undo: Bool) {
         guard let undoStack else { return }
-        if isRecordingUndo {
+        if isRecordingUndo || isReducing {
             deferredHistoryMoves.append(undo)
             return
         }
@@ -389,7 +391,10 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             persistence?.prepareRestore(&next, current: current)
         }
         isRecordingUndo = false
-        if undo {
+        if inverse.isEmpty {
+            // Nothing changed (everything the step changed was changed back since): no
+            // step to redo (or undo) that would do nothing.
+        } else if undo {
             undoStack.pushRedo(inverse)
         } else {
             undoStack.pushUndo(inverse, layout: Unmanaged.passUnretained(currentUndoLayout()))
@@ -404,6 +409,7 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
             drainQueue()
             depth -= 1
         }
+        if !isReducing { runDeferredHistoryMoves() }
     }
 
     func flush() async throws {

@@ -3,30 +3,44 @@ import DequeModule
 /// Undo and redo: pass one to a ``Store`` as `undo:` and call ``Store/undo()`` /
 /// ``Store/redo()``; or use it standalone, with snapshots of a state you manage yourself.
 ///
-/// **With a ``Store``** (the usual way), history is kept **by patches**: a step holds, for
-/// each ``EntityStore`` the action changed, the previous values of exactly the ids it
-/// changed (and its insertions, deletions and previous order), plus the previous value of
-/// each other field it changed. Memory and time are proportional to what the action changed,
-/// not to the size of the state. Undoing applies the step's inverse to the **current** state:
-/// a field or entity changed later by a non-undoable action (``UndoPolicy/skip``) or by
-/// another writer keeps its newer value unless the undone step itself changed it. Redo
-/// mirrors it. What undo and redo change is persisted through the normal path: exactly the
-/// entities the step touched. The store records a step only for actions that changed
-/// something and honours ``UndoPolicy`` (`.coalesce` merges consecutive steps, first value
-/// wins; `.skip` records nothing).
+/// **With a ``Store``** (the usual way), name the parts of the state that are undoable,
+/// with `recording:` — the key paths the app already names for its writers:
 ///
 /// ```swift
 /// let store = Store(initialState: AppState(), reducer: AppReducer(), environment: .live,
-///                   undo: UndoMiddleware(maxDepth: 100))
+///                   undo: UndoMiddleware(maxDepth: 100, recording: \.items, \.tags, \.title))
 /// store.send(.rename(id, "Milk"))
 /// store.undo()   // the previous title of that one entity, persisted
 /// ```
 ///
-/// The state is split by reflection: it must be a struct whose stored properties are `var`
-/// (entity stores may sit in nested structs, `state.data.items`). A state that is not a
-/// struct, or a nested struct with `let` properties or entity stores inside an array or an
-/// enum, is kept whole instead (**snapshot mode** for that part): a step keeps its previous
-/// value entire, which costs a copy of the entity stores it contains on the next change.
+/// History is then kept **by patches**: a step holds, for each named ``EntityStore`` the
+/// action changed, the previous values of exactly the ids it changed (and its insertions,
+/// deletions and previous order), plus the previous value of each other named part it
+/// changed. Memory and time are proportional to what the action changed, not to the size of
+/// the state. Undoing applies the step's inverse to the **current** state, field by field:
+///
+/// - an entity the step updated gets back the previous values of the fields the step
+///   changed; its other fields keep what a non-undoable action (``UndoPolicy/skip``),
+///   external changes or sync wrote since (when the entity is `Codable`, as persisted
+///   entities are; a non-`Codable` entity changed since the step is restored whole);
+/// - a named part that is not an entity store gets its previous value back only if the step
+///   changed it;
+/// - parts of the state that are **not named are never touched** by undo or redo: UI state
+///   (selection, navigation, filters) stays where the user put it.
+///
+/// Redo mirrors it. What undo and redo change is persisted through the normal path: exactly
+/// the entities the step touched. The store records a step only for actions whose net
+/// effect changed something (deleting and re-inserting the same entity, or sorting back to
+/// the same order, records none) and honours ``UndoPolicy`` (`.coalesce` merges consecutive
+/// steps, first value wins; `.skip` records nothing). A step keeps, per updated entity, its
+/// value before and after the step (two entities per update; their storage is shared with
+/// the state's strings and arrays until those change).
+///
+/// Named key paths may be nested (`\.data.items`); each part is named once (naming a part
+/// and a part inside it stops the store with a message). Without `recording:`, the **whole
+/// state is one part** (the snapshot mode): a step keeps the previous state entire, and undo
+/// puts it back entire, UI state included, over whatever changed since; prefer
+/// `recording:`.
 ///
 /// **Standalone** (seed 002, hand-written stores), the middleware is a snapshot stack: push
 /// the state before each undoable reduce, pop it to undo.
@@ -53,20 +67,52 @@ public final class UndoMiddleware<State> {
     /// The snapshot stacks were used (standalone): the store's checks of `canUndo`/`canRedo`
     /// skip them otherwise (they are generic over the state: a metadata lookup each).
     private var usesSnapshots = false
+    /// The parts of the state named undoable (empty: the whole state, snapshot mode).
+    let recordedPaths: [UndoRecordedPath<State>]
+    /// Called when the history changed outside a store's own moves (``removeAll()``): the
+    /// store notifies the readers of `canUndo`/`canRedo`.
+    var historyDidChange: (() -> Void)?
     /// The store's history, by patches (see the type's documentation).
     private let patchUndo: StatePatchRing
     @exclusivity(unchecked) private var patchRedo: [StatePatch] = []
     @exclusivity(unchecked) private var patchCoalescingRun = false
 
-    /// An empty history that keeps at most `maxDepth` undo steps.
+    /// An empty history that keeps at most `maxDepth` undo steps, where the whole state is
+    /// one undoable part (snapshot mode: undo puts the whole previous state back, UI state
+    /// included). Prefer ``init(maxDepth:recording:_:)`` with a store; this form is the one
+    /// for standalone use.
+    ///
+    /// ```swift
+    /// let undo = UndoMiddleware<AppState>(maxDepth: 50)
+    /// ```
+    public convenience init(maxDepth: Int = 100) {
+        self.init(maxDepth: maxDepth, paths: [])
+    }
+
+    /// An empty history that keeps at most `maxDepth` undo steps of the parts of the state
+    /// named here (key paths, possibly nested): each ``EntityStore`` among them is recorded
+    /// entity by entity, each other part whole; parts not named are never recorded nor
+    /// restored.
     ///
     /// ```swift
     /// let store = Store(initialState: state, reducer: reducer, environment: env,
-    ///                   undo: UndoMiddleware(maxDepth: 50))
+    ///                   undo: UndoMiddleware(maxDepth: 50, recording: \.items, \.tags, \.title))
     /// ```
-    public init(maxDepth: Int = 100) {
+    public convenience init<First, each Rest>(
+        maxDepth: Int = 100,
+        recording first: WritableKeyPath<State, First>,
+        _ rest: repeat WritableKeyPath<State, each Rest>
+    ) {
+        var paths = [UndoRecordedPath(first)]
+        for path in repeat each rest { paths.append(UndoRecordedPath(path)) }
+        UndoRecordedPath.validate(paths)
+        self.init(maxDepth: maxDepth, paths: paths)
+    }
+
+    private init(maxDepth: Int, paths: [UndoRecordedPath<State>]) {
         precondition(maxDepth > 0, "UndoMiddleware: maxDepth must be positive")
         self.maxDepth = maxDepth
+        recordedPaths = paths
         patchUndo = StatePatchRing(limit: maxDepth)
     }
 
@@ -107,7 +153,12 @@ public final class UndoMiddleware<State> {
     /// Number of redo steps held.
     public var redoCount: Int { redoStack.count + patchRedo.count }
 
-    /// Forgets every step.
+    /// Forgets every step. A store using this history notifies the readers of its
+    /// `canUndo` and `canRedo` (an Undo button disables itself).
+    ///
+    /// ```swift
+    /// undo.removeAll()   // store.canUndo == false, observers notified
+    /// ```
     public func removeAll() {
         undoStack.removeAll()
         redoStack.removeAll()
@@ -115,6 +166,7 @@ public final class UndoMiddleware<State> {
         patchUndo.removeAll()
         patchRedo.removeAll()
         patchCoalescingRun = false
+        historyDidChange?()
     }
 
     /// Applies `edit` to every undo and redo snapshot (entities another writer deleted leave

@@ -56,7 +56,9 @@ public final class TodoApp {
             reducer: AppReducer(),
             environment: environment,
             persistence: persistence,
-            undo: UndoMiddleware(maxDepth: 200),
+            // The domain only: `ui` (list, filter, selection, input) is never undone, so undo
+            // never moves the user's navigation (issue 27 item 9).
+            undo: UndoMiddleware(maxDepth: 200, recording: \.lists, \.tags, \.items, \.itemTags),
             logger: Logger(label: "todos.store")
         )
     }

@@ -113,7 +113,7 @@ struct ExternalChangesTests {
 
     @Test("Not an undo step, and undo never reverts it")
     func undoNeverRevertsExternalChanges() async {
-        let h = NotesHarness(undo: UndoMiddleware())
+        let h = NotesHarness(undo: UndoMiddleware(recording: \.tags, \.notes))
         h.store.send(.addNote(1, "mine", tag: nil))
         var changes = ExternalChanges<NotesState>(origin: "test")
         changes.upsert(Self.note(2, "theirs"), in: \.notes)

@@ -158,7 +158,7 @@ struct RowObservationTests {
 
     @Test func undoAndRedoNotifyTheRowsTheyChange() {
         let store = Store(initialState: RowState(), reducer: rowReducer, environment: (),
-                          undo: UndoMiddleware(maxDepth: 10))
+                          undo: UndoMiddleware(maxDepth: 10, recording: \.items, \.feature))
         let rows = rowReaders(store, 0..<10)
         let ids = ChangeCounter { _ = store.items.ids }
         store.send(.rename(5, "five"))

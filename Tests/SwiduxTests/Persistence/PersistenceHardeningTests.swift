@@ -294,7 +294,7 @@ struct PersistenceHardeningTests {
     }
 
     @Test func anUpdateOfARowDeletedByAnotherWriterRemovesTheEntityWithoutWritingBack() async throws {
-        let h = RowsHarness(stored: [row("a"), row("b"), row("c")], undo: UndoMiddleware(maxDepth: 10))
+        let h = RowsHarness(stored: [row("a"), row("b"), row("c")], undo: UndoMiddleware(maxDepth: 10, recording: \.rows))
         h.send { $0.rows.modify("b") { $0.value = 1 } }
         let undoSteps = h.store.canUndo
         let reads = ChangeCounter { _ = h.store.rows.entityStore }   // the whole slice
@@ -316,7 +316,7 @@ struct PersistenceHardeningTests {
     }
 
     @Test func anUndoAfterAVanishedUpdateDoesNotResurrectTheEntity() async throws {
-        let h = RowsHarness(stored: [row("a"), row("b")], undo: UndoMiddleware(maxDepth: 10))
+        let h = RowsHarness(stored: [row("a"), row("b")], undo: UndoMiddleware(maxDepth: 10, recording: \.rows))
         h.send { $0.rows.modify("b") { $0.value = 1 } }
         h.send { $0.rows["c"] = row("c") }
         h.table.deleteExternally(["b"])

@@ -139,7 +139,7 @@ struct PersistenceMiddlewareTests {
     }
 
     @Test func deleteThenUndoInOneWindowKeepsTheEntity() async {
-        let h = NotesHarness(undo: UndoMiddleware(maxDepth: 10))
+        let h = NotesHarness(undo: UndoMiddleware(maxDepth: 10, recording: \.tags, \.notes))
         h.store.send(.addNote(1, "a", tag: nil))
         await h.closeWindow()
         h.store.send(.delete(1))

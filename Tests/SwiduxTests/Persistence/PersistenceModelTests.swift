@@ -70,7 +70,7 @@ final class ModelRunner {
 
     init(seed: UInt64) {
         rng = SeededRandomNumberGenerator(seed: seed)
-        h = RowsHarness(stored: (0..<4).map { Row(id: "h\($0)", value: $0) }, undo: UndoMiddleware(maxDepth: 8))
+        h = RowsHarness(stored: (0..<4).map { Row(id: "h\($0)", value: $0) }, undo: UndoMiddleware(maxDepth: 8, recording: \.rows))
     }
 
     private func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &rng) < percent }
@@ -212,7 +212,7 @@ final class ModelRunner {
         if gone { for await _ in errors {} }
         let settled = gone && table.stored == expected
         trace("settled \(settled): batches \(table.batches.suffix(3)), attempts \(table.writeAttempts)")
-        h = RowsHarness(table: table, undo: UndoMiddleware(maxDepth: 8))
+        h = RowsHarness(table: table, undo: UndoMiddleware(maxDepth: 8, recording: \.rows))
         ghosts.removeAll()
         guard settled else {
             releaseProblem = released != nil

@@ -41,7 +41,7 @@ struct PersistenceRoundTripTests {
         let table = MemoryTable<Note>()
         let persistence = PersistenceMiddleware<NotesState>(writers: [table.writer(\.notes)])
         let store = Store(initialState: NotesState(), reducer: RoundTripReducer(), environment: (),
-                          persistence: persistence, undo: UndoMiddleware(maxDepth: 20))
+                          persistence: persistence, undo: UndoMiddleware(maxDepth: 20, recording: \.tags, \.notes))
         func text() -> String { String(repeating: "x", count: Int.random(in: 1...4, using: &rng)) + "\(Int.random(in: 0..<9, using: &rng))" }
         for step in 0..<Self.steps {
             let id = Int.random(in: 0..<60, using: &rng)

@@ -68,7 +68,8 @@ struct UndoMiddlewareTests {
     }
 
     @Test func storeUndoRedoWithClassification() {
-        let store = Store(initialState: EditState(), reducer: editReducer, environment: (), undo: UndoMiddleware(maxDepth: 50))
+        let store = Store(initialState: EditState(), reducer: editReducer, environment: (),
+                          undo: UndoMiddleware(maxDepth: 50, recording: \.title, \.notes))
         #expect(!store.canUndo)
         store.send(.type("H"))
         store.send(.type("He"))

@@ -46,7 +46,7 @@ struct BoardHarness {
 
     init(_ rows: [Tile], maxDepth: Int = 100) {
         backend = InMemoryBackend(rows)
-        undo = UndoMiddleware(maxDepth: maxDepth)
+        undo = UndoMiddleware(maxDepth: maxDepth, recording: \.cards, \.ui, \.title)
         let persistence = PersistenceMiddleware<BoardState>(writers: [backend.stateWriter(for: \.cards)])
         store = Store(initialState: BoardState(cards: EntityStore(rows)), reducer: boardReducer, environment: (),
                       persistence: persistence, undo: undo)
@@ -319,7 +319,7 @@ struct UndoPatchTests {
         struct NestedAction: Sendable { let mutate: @Sendable (inout NestedState) -> Void }
         let reducer = Reduce<NestedState, NestedAction, Void> { state, action, _ in action.mutate(&state); return nil }
         let store = Store(initialState: NestedState(library: Library(cards: [tile(1), tile(2)])), reducer: reducer,
-                          environment: (), undo: UndoMiddleware())
+                          environment: (), undo: UndoMiddleware(recording: \.library.cards, \.library.name, \.count))
         let before = store.state.library.cards.storageIdentity
         store.send(NestedAction { $0.library.cards.modify(2) { $0.text = "two" }; $0.library.name = "L" })
         store.send(NestedAction { $0.count = 5 })
@@ -331,9 +331,9 @@ struct UndoPatchTests {
         #expect(store.state.library.name == "")
     }
 
-    @Test func aStateThatCannotBeSplitFallsBackToSnapshots() async throws {
-        // A `let` property: the state is kept whole (snapshot mode), and undo still works
-        // and persists through the normal path.
+    @Test func withoutRecordingTheWholeStateIsOneStep() async throws {
+        // No part named: the state is kept whole (snapshot mode), and undo still works and
+        // persists through the normal path.
         struct FixedState: Sendable { let name: String; var cards = EntityStore<Tile>() }
         struct FixedAction: Sendable { let mutate: @Sendable (inout FixedState) -> Void }
         let reducer = Reduce<FixedState, FixedAction, Void> { state, action, _ in action.mutate(&state); return nil }

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A field of the state other than an entity store, by key path. Its ``SlotRecorder``
+/// methods keep the field's value at `begin`, and give it back at `end` if it changed.
+class FieldSlot<State>: SlotRecorder {
+    func write(_ value: Any, into state: inout State) { fatalError("abstract") }
+}
+
+final class TypedFieldSlot<State, Value>: FieldSlot<State> {
+    let access: FieldAccess<State, Value>
+    /// How the value is compared, decided at first use: `equals` (`==`) when it is
+    /// `Equatable` and holds no entity store, else a ``ChangeDetector`` snapshot. Flags and a
+    /// plain closure, not optionals of closures: reading a closure out of an optional costs
+    /// a reabstraction thunk (an allocation) per read here.
+    private var isDecided = false
+    private var comparesWithEquals = false
+    private var equals: (UnsafePointer<Value>, UnsafePointer<Value>) -> Bool = { _, _ in false }
+    private var strategy: ChangeDetector.Strategy = .equatable
+    /// The value kept by `keep` through a pointer (a stored property compared with `==`).
+    private let kept: UnsafeMutablePointer<Value>
+    /// Its bytes as they were in the state: unchanged bytes are an unchanged value (the kept
+    /// copy holds every reference they contain, so none was mutated in place or reused), and
+    /// comparing them costs no `==` (a copy's padding may differ: the state's own bytes are kept).
+    private let keptBytes: UnsafeMutableRawPointer
+    private let size: Int
+    /// The field's byte offset in the state (see ``FieldAccess/offset``), else -1.
+    private let offset: Int
+    private var holdsKept = false
+    /// The value kept otherwise (boxed), and what ``ChangeDetector`` remembers of it.
+    private var keptValue: Any?
+    private var keptSnapshot: ChangeDetector.Snapshot?
+
+    init(_ access: FieldAccess<State, Value>) {
+        self.access = access
+        offset = access.offset
+        size = MemoryLayout<Value>.size
+        kept = .allocate(capacity: 1)
+        keptBytes = .allocate(byteCount: Swift.max(size, 1), alignment: 8)
+    }
+
+    deinit {
+        if holdsKept { kept.deinitialize(count: 1) }
+        kept.deallocate()
+        keptBytes.deallocate()
+    }
+
+    override func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
+        let state = raw.assumingMemoryBound(to: State.self)
+        if !isDecided {
+            let value = access.get(state.pointee)
+            strategy = ChangeDetector.strategy(for: value)
+            if strategy == .equatable, let equality = Self.equality(Value.self) {
+                equals = equality
+                comparesWithEquals = true
+            }
+            isDecided = true
+        }
+        if offset >= 0, comparesWithEquals {
+            let field = raw + offset
+            keptBytes.copyMemory(from: field, byteCount: size)
+            kept.initialize(to: field.assumingMemoryBound(to: Value.self).pointee)
+            holdsKept = true
+            return
+        }
+        let value = access.get(state.pointee)
+        keptValue = value
+        keptSnapshot = comparesWithEquals ? nil : ChangeDetector.snapshot(value, strategy: strategy)
+    }
+
+    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
+        let state = raw.assumingMemoryBound(to: State.self)
+        if holdsKept {
+            holdsKept = false
+            let field = raw + offset
+            let now = field.assumingMemoryBound(to: Value.self)
+            if Self.bytesEqual(keptBytes, field, count: size) || equals(kept, now) {
+                kept.deinitialize(count: 1)
+                return nil
+            }
+            return kept.move()
+        }
+        guard let value = keptValue else { return nil }
+        let snapshot = keptSnapshot
+        keptValue = nil
+        keptSnapshot = nil
+        var now = access.get(state.pointee)
+        if comparesWithEquals {
+            var before = value as! Value
+            return equals(&before, &now) ? nil : value
+        }
+        guard let snapshot else { return value }
+        return ChangeDetector.hasChanged(snapshot, to: now) ? value : nil
+    }
+
+    override func write(_ value: Any, into state: inout State) {
+        access.modify(&state) { $0 = value as! Value }
+    }
+
+    private static func equality(_ type: Value.Type) -> ((UnsafePointer<Value>, UnsafePointer<Value>) -> Bool)? {
+        guard let equatable = type as? any Equatable.Type else { return nil }
+        func make<E: Equatable>(_: E.Type) -> (UnsafePointer<Value>, UnsafePointer<Value>) -> Bool {
+            // `E` is `Value` itself: the values are read as what they are (no dynamic cast).
+            { lhs, rhs in
+                lhs.withMemoryRebound(to: E.self, capacity: 1) { lhs in
+                    rhs.withMemoryRebound(to: E.self, capacity: 1) { rhs in lhs.pointee == rhs.pointee }
+                }
+            }
+        }
+        return make(equatable)
+    }
+
+    /// Byte-wise equality of `count` bytes.
+    private static func bytesEqual(_ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer, count: Int) -> Bool {
+        memcmp(lhs, rhs, count) == 0
+    }
+}
