@@ -3,7 +3,9 @@ import GRDB
 
 /// Notices what other connections and processes commit to a ``SwiduxDatabase`` and delivers
 /// it as ``ChangeFeedBatch``es: the current rows of the changed ids, read from the change
-/// journal since its cursor. The database's own flushes are not delivered.
+/// journal since its cursor. The rows written by the flushes of this database's writers are
+/// not delivered; what the database changed as a consequence of them (cascades, `SET NULL`,
+/// triggers) is.
 ///
 /// ```swift
 /// let feed = try database.changeFeed(for: AppDatabase.todos)

@@ -167,7 +167,8 @@ struct OwnWrite: Sendable {
 }
 
 /// The rows one writer wrote in a flush: those it upserted (with a check of which of them
-/// no longer hold what it wrote) and those it deleted.
+/// no longer hold what it wrote) and those it deleted. Rows it only reordered are not
+/// noted: their values are not its own.
 struct FlushNote {
     let writer: ObjectIdentifier
     let table: String
@@ -186,7 +187,9 @@ extension SwiduxDatabase {
         guard journal.collectsNotes else { return }
         journal.note(FlushNote(
             writer: ObjectIdentifier(token), table: table.name,
-            written: batch.writes.map(\.id.databaseValue) + (batch.order ?? []).map(\.databaseValue),
+            // Not the rows the batch only reorders: the writer did not write their values
+            // (another writer's value there reaches the store).
+            written: batch.writes.map(\.id.databaseValue),
             deleted: batch.deletions.map(\.databaseValue),
             changedSince: { ids, db in
                 let written = Dictionary(batch.writes.map { ($0.id.databaseValue, $0) }, uniquingKeysWith: { _, last in last })
@@ -195,7 +198,6 @@ extension SwiduxDatabase {
                 var changed = Set<DatabaseValue>()
                 for id in ids {
                     guard let row = try Row.fetchOne(select, arguments: [id]) else { changed.insert(id); continue }
-                    // A row only reordered by the flush: present is what it wrote.
                     guard let entity = written[id] else { continue }
                     if (try? table.decodeRow(row)) != entity { changed.insert(id) }
                 }

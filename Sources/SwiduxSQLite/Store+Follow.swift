@@ -10,6 +10,15 @@ extension Store {
     /// by row, never undone, and an id with a local change not yet flushed keeps its local
     /// value. Stops when the store goes away.
     ///
+    /// Every store is its own writer: the flushes of another store on the same `database`
+    /// (a second window) reach this one like another process's. Only the rows this store's
+    /// flushes wrote are skipped as echoes; rows the database changed as a consequence of
+    /// them (an `ON DELETE CASCADE`, a `SET NULL`, your own triggers) reach the store too.
+    /// When another connection changes the schema (a rebuilt table), the journal's triggers
+    /// are re-installed and the store is merged once with the whole file; a schema this app
+    /// cannot read (a newer version migrated the file) is logged as an error and following
+    /// stops.
+    ///
     /// ```swift
     /// let store = Store(initialState: state, reducer: AppReducer(), environment: env, persistence: persistence)
     /// try store.follow(database)
