@@ -63,7 +63,7 @@ public final class Derived<State, Value> {
         compute: @escaping @Sendable (repeat each Input) -> Value
     ) {
         var inputs: [DerivedInput<State>] = []
-        for path in repeat each input { inputs.append(KeyPathInput(path)) }
+        for path in repeat each input { inputs.append(DerivedInput(path)) }
         self.inputs = inputs
         self.compute = { state in compute(repeat state[keyPath: each input]) }
     }
@@ -123,17 +123,24 @@ public final class Derived<State, Value> {
 extension Derived: @unchecked Sendable where State: Sendable, Value: Sendable {}
 
 /// One input of a ``Derived`` value: a key path and how its values are compared (decided
-/// from the first value read, as the store's observation does).
-class DerivedInput<State>: @unchecked Sendable {
+/// from the value read, as the store's observation does). Key paths are immutable; the
+/// strategy is guarded by a lock.
+final class DerivedInput<State>: @unchecked Sendable {
     private let lock = NSLock()
     /// The strategy for the dynamic type last read (an existential input may come to
     /// hold values of another type).
     private var strategy: (type: ObjectIdentifier, strategy: ChangeDetector.Strategy)?
-
     /// The value at the key path.
-    func read(_ state: State) -> Any { fatalError("abstract") }
+    let read: (State) -> Any
     /// Registers a read of the key path with a store.
-    @MainActor func track(_ store: any DerivedTracking<State>) { fatalError("abstract") }
+    let track: @MainActor (any DerivedTracking<State>) -> Void
+
+    init<Value>(_ path: KeyPath<State, Value>) {
+        // Key paths are immutable (the type is `@unchecked Sendable` for that reason).
+        nonisolated(unsafe) let path = path
+        read = { $0[keyPath: path] }
+        track = { $0.track(path) }
+    }
 
     func snapshot(_ state: State) -> ChangeDetector.Snapshot {
         let value = read(state)
@@ -153,14 +160,6 @@ class DerivedInput<State>: @unchecked Sendable {
         strategy = (type, decided)
         return decided
     }
-}
-
-/// A ``DerivedInput`` of a known type. Key paths are immutable.
-final class KeyPathInput<State, Value>: DerivedInput<State>, @unchecked Sendable {
-    let path: KeyPath<State, Value>
-    init(_ path: KeyPath<State, Value>) { self.path = path }
-    override func read(_ state: State) -> Any { state[keyPath: path] }
-    @MainActor override func track(_ store: any DerivedTracking<State>) { store.track(path) }
 }
 
 /// What can register reads of key paths of `State` (a store's box).

@@ -10,7 +10,7 @@ extension Store {
     /// itself is recomputed only then (see ``Derived``).
     public subscript<Value>(derived: Derived<State, Value>) -> Value {
         for input in derived.inputs { input.track(box) }
-        return derived(box.stateWithoutTracking)
+        return derived(box.untrackedState)
     }
 
     /// Reads an ``EntityIndex`` of this store's state (brought up to date); observes its
@@ -21,6 +21,6 @@ extension Store {
     /// ```
     public subscript<Entity, Key>(index: EntityIndex<State, Entity, Key>) -> [Key: [Entity.ID]] {
         box.track(index.path)
-        return index(box.stateWithoutTracking)
+        return index(box.untrackedState)
     }
 }

@@ -39,7 +39,7 @@ import Observation
 @MainActor
 @dynamicMemberLookup
 public final class Store<State, Action>: SwiduxDispatcher, Observable {
-    let box: StoreBox<State, Action>
+    let box: any StoreBox<State, Action>
 
     /// Creates a store.
     ///
@@ -74,7 +74,7 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
         self.box = root
     }
 
-    init(box: StoreBox<State, Action>) {
+    init(box: any StoreBox<State, Action>) {
         self.box = box
     }
 
@@ -132,7 +132,12 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
         state: KeyPath<State, ChildState>,
         embed: @escaping (ChildAction) -> Action
     ) -> Store<ChildState, ChildAction> {
-        Store<ChildState, ChildAction>(box: ScopedBox(parent: box, path: state, embed: embed))
+        // Opened: the scoped box holds its parent by its own type, not as an existential.
+        func scoped<Parent: StoreBox>(_ parent: Parent) -> any StoreBox<ChildState, ChildAction>
+        where Parent.State == State, Parent.Action == Action {
+            ScopedBox(parent: parent, path: state, embed: embed)
+        }
+        return Store<ChildState, ChildAction>(box: scoped(box))
     }
 
     /// The former spelling of ``scope(state:embed:)``.

@@ -2,16 +2,25 @@ import DequeModule
 import Logging
 import Observation
 
-/// The storage behind a ``Store``: the root box owns state, reducer, middleware and effects;
-/// a scoped box reads and sends through its parent.
+/// The storage behind a ``Store``: the root box (``RootBox``) owns state, reducer,
+/// middleware and effects; a scoped box (``ScopedBox``) reads and sends through its parent.
+/// Both are final classes: a call through `any StoreBox` is one witness-table call, as a
+/// class method's was.
 @MainActor
-class StoreBox<State, Action> {
-    var currentState: State { fatalError("abstract") }
-    func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value { fatalError("abstract") }
-    func track<Value>(_ keyPath: KeyPath<State, Value>) { fatalError("abstract") }
-    func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> { fatalError("abstract") }
-    func dispatch(_ action: Action) -> StoreTask { fatalError("abstract") }
-    var root: any RootControls { fatalError("abstract") }
+protocol StoreBox<State, Action>: AnyObject, DerivedTracking {
+    associatedtype Action
+    /// The state, read as a whole (observes every slice).
+    var currentState: State { get }
+    /// The state, without registering a read (the caller tracks what it reads).
+    var untrackedState: State { get }
+    /// Reads the value at `keyPath` and observes it.
+    func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value
+    /// Observes the value at `keyPath` without reading it.
+    func track<Value>(_ keyPath: KeyPath<State, Value>)
+    /// An entity store slice, observed row by row.
+    func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity>
+    func dispatch(_ action: Action) -> StoreTask
+    var root: any RootControls { get }
 }
 
 /// What every store (root or scoped) forwards to its root.
@@ -28,7 +37,7 @@ protocol RootControls: AnyObject {
 }
 
 @MainActor
-final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Observable {
+final class RootBox<State, Action>: StoreBox, RootControls, Observable {
     /// The state, behind a pointer: a stored property of a class gets a run-time exclusivity
     /// check on every access (several per dispatch), an access through a pointer does not,
     /// and the tracker compares slices through it without copying the state.
@@ -108,7 +117,6 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         self.onUnexpectedError = onUnexpectedError ?? { error in
             log.error("Swidux: unhandled effect error: \(error)")
         }
-        super.init()
         tracker.currentState = { [weak self] in self?.state }
         self.runner = EffectRunner(
             dispatch: { [weak self] action, parent in
@@ -167,29 +175,30 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
         statePointer.deallocate()
     }
 
-    override var currentState: State {
+    var currentState: State {
         track(\State.self)
         return state
     }
-    override var root: any RootControls { self }
+    var root: any RootControls { self }
+    var untrackedState: State { state }
     var registry: TaskRegistry { taskRegistry }
     var runningEffectCount: Int { runner.runningCount }
 
-    override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
+    func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value {
         tracker.read(keyPath, in: statePointer)
     }
 
-    override func track<Value>(_ keyPath: KeyPath<State, Value>) {
+    func track<Value>(_ keyPath: KeyPath<State, Value>) {
         tracker.track(keyPath, in: state)
     }
 
-    override func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
+    func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
         ObservedEntities(state[keyPath: keyPath], observer: tracker.entitySlice(keyPath, in: state))
     }
 
     func trackUndoStatus() { registrar.access(self, keyPath: \.undoStatus) }
 
-    override func dispatch(_ action: Action) -> StoreTask {
+    func dispatch(_ action: Action) -> StoreTask {
         dispatch(action, followUpOf: nil)
     }
 
@@ -418,25 +427,26 @@ final class RootBox<State, Action>: StoreBox<State, Action>, RootControls, Obser
 }
 
 @MainActor
-final class ScopedBox<ParentState, ParentAction, State, Action>: StoreBox<State, Action> {
-    let parent: StoreBox<ParentState, ParentAction>
-    let path: KeyPath<ParentState, State>
-    let embed: (Action) -> ParentAction
+final class ScopedBox<Parent: StoreBox, State, Action>: StoreBox {
+    let parent: Parent
+    let path: KeyPath<Parent.State, State>
+    let embed: (Action) -> Parent.Action
 
-    init(parent: StoreBox<ParentState, ParentAction>, path: KeyPath<ParentState, State>, embed: @escaping (Action) -> ParentAction) {
+    init(parent: Parent, path: KeyPath<Parent.State, State>, embed: @escaping (Action) -> Parent.Action) {
         self.parent = parent
         self.path = path
         self.embed = embed
     }
 
-    override var currentState: State { parent.read(path) }
-    override func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value { parent.read(path.appending(path: keyPath)) }
-    override func track<Value>(_ keyPath: KeyPath<State, Value>) { parent.track(path.appending(path: keyPath)) }
-    override func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
+    var currentState: State { parent.read(path) }
+    var untrackedState: State { parent.untrackedState[keyPath: path] }
+    func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value { parent.read(path.appending(path: keyPath)) }
+    func track<Value>(_ keyPath: KeyPath<State, Value>) { parent.track(path.appending(path: keyPath)) }
+    func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
         parent.observedEntities(path.appending(path: keyPath))
     }
-    override func dispatch(_ action: Action) -> StoreTask { parent.dispatch(embed(action)) }
-    override var root: any RootControls { parent.root }
+    func dispatch(_ action: Action) -> StoreTask { parent.dispatch(embed(action)) }
+    var root: any RootControls { parent.root }
 }
 
 /// Reported through `onUnexpectedError` (and logged) when actions are sent synchronously in a
