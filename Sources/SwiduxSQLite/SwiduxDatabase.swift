@@ -293,16 +293,16 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     public func performAtomically(_ operations: [@Sendable (Database) throws -> Void]) async throws {
         guard !operations.isEmpty else { return }
         if access == .readOnly, !lifecycle.isClosed { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
-        try await guarded {
+        try await guarded { try await settingAsideOrphans { attempt in   // see OrphanedWrites
             let own = try await writer.write { db in
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 let mark = try self.journalMark(db)
-                for operation in operations { try operation(db) }
+                try attempt.run(operations, in: db)
                 // A following feed skips what this flush wrote (see ChangeFeed).
                 return try mark.map { try self.tagOwnEntries(db, after: $0) } ?? []
             }
             journal.recordOwn(own)
-        }
+        } }
     }
 
     // MARK: - Opening

@@ -57,6 +57,8 @@ extension EntityStore {
             @usableFromInline var lastTombstone: Int
             @usableFromInline var compactionCount: Int
             @usableFromInline var compactionWork: Int
+            /// The writer watching this storage (see `ReleaseWatch`); not copied.
+            @usableFromInline var releaseWatch: ReleaseWatch?
 
             @inlinable
             init() {
@@ -68,6 +70,7 @@ extension EntityStore {
                 positionCache = nil
                 compactionCount = 0
                 compactionWork = 0
+                releaseWatch = nil
             }
         }
 
@@ -132,6 +135,9 @@ extension EntityStore {
 
         @inlinable
         deinit {
+            if let watch = fields.pointee.releaseWatch {
+                watch.released(ObjectIdentifier(self), slots: fields.pointee.slots)
+            }
             fields.deinitialize(count: 1)
             fields.deallocate()
         }

@@ -48,6 +48,10 @@ public struct EntityStore<Entity: Identifiable & Equatable & Sendable>: Sendable
     @usableFromInline var _observationLog = EntityObservationLog<ID>()
     /// The undo step being recorded, if any (see EntityStore+Undo).
     @usableFromInline var _undoCapture: EntityUndoCapture<Entity>?
+    /// Stamped by the state writer that drains this store: a store whose mark is not the
+    /// one the writer last stamped is not the continuation of the store it drained (an older
+    /// copy, or another store, was assigned over it), and is persisted as the difference.
+    @usableFromInline var _drainMark: UInt64 = 0
 
     /// What changed since the last drain.
     ///

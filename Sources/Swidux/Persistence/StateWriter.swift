@@ -61,7 +61,7 @@ public final class StateWriter<State> {
     ) {
         self.init(keyPath: keyPath, apply: { batch in
             try await writeBatch(batch)
-            return .none
+            return WriteResult<Entity.ID>.none
         })
     }
 
@@ -75,12 +75,16 @@ public final class StateWriter<State> {
     ///     try await itemService.save(batch)   // returns WriteResult(vanished: idsNotFound)
     /// })
     /// ```
+    ///
+    /// Generic over the result (always a ``WriteResult``: see ``WriteResultConvertible``) so
+    /// that a trailing closure is unambiguous: one that returns a result reports back, one
+    /// that returns nothing is the batch form.
     @inlinable
-    public convenience init<Entity>(
+    public convenience init<Entity, Result: WriteResultConvertible>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
-        apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> WriteResult<Entity.ID>
-    ) {
-        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, direct: apply)
+        apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> Result
+    ) where Result.ID == Entity.ID {
+        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, direct: { batch in try await apply(batch).writeResult })
         self.init(keyPath: keyPath, box: box, drain: Self.drain(box, at: keyPath))
     }
 
@@ -94,7 +98,7 @@ public final class StateWriter<State> {
     ) {
         self.init(keyPath: keyPath, backend: backend, apply: { transaction, batch in
             try stage(transaction, batch)
-            return .none
+            return WriteResult<Entity.ID>.none
         })
     }
 
@@ -107,13 +111,27 @@ public final class StateWriter<State> {
     ///     try itemTable.write(batch, in: db)
     /// })
     /// ```
+    ///
+    /// Generic over the result (always a ``WriteResult``: see ``WriteResultConvertible``) so
+    /// that a trailing closure is unambiguous: one that returns a result is this form, one
+    /// that returns nothing (whatever its number of statements) is the `stage:` form.
+    ///
+    /// ```swift
+    /// StateWriter(keyPath: \AppState.items, backend: database) { db, batch in
+    ///     let result = try itemTable.write(batch, in: db)
+    ///     try auditTable.log(batch, in: db)
+    ///     return result
+    /// }
+    /// ```
     @inlinable
-    public convenience init<Entity, Backend: TransactionalWriteBackend>(
+    public convenience init<Entity, Backend: TransactionalWriteBackend, Result: WriteResultConvertible>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         backend: Backend,
-        apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> WriteResult<Entity.ID>
-    ) {
-        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, backend: backend, apply: apply)
+        apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> Result
+    ) where Result.ID == Entity.ID {
+        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, backend: backend, apply: { transaction, batch in
+            try apply(transaction, batch).writeResult
+        })
         self.init(keyPath: keyPath, box: box, drain: Self.drain(box, at: keyPath))
     }
 
@@ -168,6 +186,8 @@ protocol StateWriterBox<State>: AnyObject {
 struct VanishedInWriter<State> {
     /// Every vanished id (for ``VanishedEntities``).
     let ids: [any Hashable & Sendable]
+    /// Every write the backend set aside as orphaned (``WriteResult/orphaned``).
+    let orphaned: [any Hashable & Sendable]
     /// Removes from a state the vanished entities the store must forget, without recording.
     let remove: (inout State) -> Void
 }
@@ -246,7 +266,18 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         @usableFromInline var sequence: UInt64 = 0
         @usableFromInline var inFlight: WriteBatch<Entity>?
         @usableFromInline var inFlightDeletions: Set<ID> = []
-        @inlinable init() {}
+        /// Pending deletions of entities the backend never held (their pending write was an
+        /// insertion): added back, they are insertions again (see ``recordWrite``).
+        @usableFromInline var unheldDeletions: Set<ID> = []
+        /// `unheldDeletions` of the batch in flight.
+        @usableFromInline var inFlightUnheld: Set<ID> = []
+        /// The mark stamped on the store at the last drain (see `EntityStore._drainMark`), 0
+        /// before the first; the next one is `lastMark + 1`, unique to this writer.
+        @usableFromInline var drainMark: UInt64 = 0
+        @usableFromInline var lastMark: UInt64
+        /// The storage of the store last drained, while something else holds it.
+        @usableFromInline weak var drainedStorage: EntityStore<Entity>.Storage?
+        @inlinable init() { lastMark = ChangeFingerprint.next().raw << 32 }
     }
     /// Only used on the main actor. The members that the drain uses are `nonisolated` so
     /// that the drain closure, run after every reduce, needs no executor check.
@@ -278,6 +309,20 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     @inlinable nonisolated var inFlightDeletions: Set<ID> {
         _read { yield fields.pointee.inFlightDeletions }
         _modify { yield &fields.pointee.inFlightDeletions }
+    }
+    @inlinable nonisolated var unheldDeletions: Set<ID> {
+        _read { yield fields.pointee.unheldDeletions }
+        _modify { yield &fields.pointee.unheldDeletions }
+    }
+    @inlinable nonisolated var drainMark: UInt64 {
+        get { fields.pointee.drainMark }
+        set { fields.pointee.drainMark = newValue }
+    }
+    /// Receives the storage last drained when it is released (see ``drainReplacement(store:)``).
+    @usableFromInline nonisolated let releaseWatch = EntityStore<Entity>.ReleaseWatch()
+    @inlinable nonisolated var inFlightUnheld: Set<ID> {
+        _read { yield fields.pointee.inFlightUnheld }
+        _modify { yield &fields.pointee.inFlightUnheld }
     }
 
     init(keyPath: WritableKeyPath<State, EntityStore<Entity>>, sink: Sink) {
@@ -328,6 +373,8 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     /// Inlinable: the writer's initializers build that closure, specialized for the app's types.
     @inlinable
     nonisolated func drain(store: inout EntityStore<Entity>) -> Bool {
+        // Another store assigned over the one drained last (`state.items = backup`).
+        if store._drainMark != drainMark { return drainReplacement(store: &store) }
         guard !store._changes.isEmpty || store._changes._rehydrated else { return false }
         // The order must be written again when it changed, and refreshed on every drain while
         // one is pending or in flight (a failed batch's order is stale once the store changed).
@@ -368,20 +415,44 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         }
         if orderDirty { pendingOrder = store.ids }
         store._changes.removeAllAfterDrain()
+        stamp(&store)
         return true
+    }
+
+    /// Marks `store` as drained by this writer and watches its storage for release.
+    @inlinable
+    nonisolated func stamp(_ store: inout EntityStore<Entity>) {
+        fields.pointee.lastMark &+= 1
+        drainMark = fields.pointee.lastMark
+        store._drainMark = drainMark
+        if store.storage.fields.pointee.releaseWatch !== releaseWatch { watch(store.storage) }
     }
 
     /// Records `entity` as its id's latest pending value; `slot`, where the store holds it
     /// (-1: unknown), lets an id written again be found without hashing (``PendingWrites``).
+    ///
+    /// An entity added back while its deletion is still pending (delete, then undo, within
+    /// one window) is an **update** when the backend held it — should another writer have
+    /// deleted the row meanwhile, delete wins — and an insertion only when it never did.
     @inlinable
     nonisolated func recordWrite(_ entity: Entity, insertion: Bool, slot: Int = -1) {
-        if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: entity.id) }
+        var insertion = insertion
+        if !pendingDeletions.isEmpty, pendingDeletions.removeValue(forKey: entity.id) != nil {
+            insertion = !unheldDeletions.isEmpty && unheldDeletions.remove(entity.id) != nil
+        }
         pendingWrites.record(entity, insertion: insertion, slot: slot)
     }
 
     @inlinable
     nonisolated func recordDeletion(_ id: ID) {
-        if !pendingWrites.isEmpty { pendingWrites.remove(id) }
+        if !pendingWrites.isEmpty, let removed = pendingWrites.remove(id) {
+            // Whether the backend holds the row the deletion removes (see `recordWrite`).
+            if removed.isInsertion {
+                unheldDeletions.insert(id)
+            } else if !unheldDeletions.isEmpty {
+                unheldDeletions.remove(id)
+            }
+        }
         sequence &+= 1
         pendingDeletions[id] = sequence
     }
@@ -404,6 +475,8 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         pendingWrites.removeAll()
         pendingDeletions.removeAll()
         pendingOrder = nil
+        inFlightUnheld = unheldDeletions
+        unheldDeletions.removeAll()
         inFlight = batch
         inFlightDeletions = Set(batch.deletions)
         let run: PendingFlush.Run
@@ -419,6 +492,8 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         guard let batch = flush.payload as? WriteBatch<Entity> else { return }
         inFlight = nil
         inFlightDeletions.removeAll()
+        unheldDeletions.formUnion(inFlightUnheld)
+        inFlightUnheld.removeAll()
         // Newer pending changes win over the failed batch's.
         let newerWrites = pendingWrites, newerDeletions = pendingDeletions, newerOrder = pendingOrder
         pendingWrites.removeAll(); pendingDeletions.removeAll()
@@ -432,10 +507,17 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
 
     func complete(_ result: any Sendable) -> VanishedInWriter<State>? {
         inFlight = nil
+        inFlightUnheld.removeAll()
         let deletedByThisBatch = inFlightDeletions
         inFlightDeletions.removeAll()
-        guard let result = result as? WriteResult<ID>, !result.vanished.isEmpty else { return nil }
+        guard let result = result as? WriteResult<ID>, !result.vanished.isEmpty || !result.orphaned.isEmpty else { return nil }
         var forget: [ID] = []
+        for id in result.orphaned {
+            // Set aside by the backend (its parent is gone): any newer write would be too.
+            pendingWrites.remove(id)
+            pendingDeletions.removeValue(forKey: id)
+            forget.append(id)
+        }
         for id in result.vanished {
             // A deletion that found no row (another writer or a cascade was first): the store
             // deleted it already; nothing to learn, and its undo history stays intact.
@@ -457,6 +539,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         let keyPath = self.keyPath
         return VanishedInWriter(
             ids: result.vanished.map { $0 as any Hashable & Sendable },
+            orphaned: result.orphaned.map { $0 as any Hashable & Sendable },
             remove: { state in state[keyPath: keyPath].removeUnrecorded(forget) }
         )
     }
