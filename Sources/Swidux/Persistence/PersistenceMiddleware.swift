@@ -29,6 +29,10 @@ import Logging
 ///   (``WriteResult/vanished``: another writer deleted them) are removed from the store's
 ///   state without being written back or becoming an undo step; a newer pending update of
 ///   such an entity is dropped, a newer pending insertion is kept. Then ``onVanished`` is called.
+/// - **A write that can never succeed does not hold back the others**: a write the backend
+///   set aside (``WriteResult/orphaned``: a row it references was deleted by another writer)
+///   leaves the store like a vanished entity, with any newer pending write of it, and is
+///   reported to ``onVanished`` (reason `.orphaned`); the rest of the flush was saved.
 /// - **Releasing the store loses nothing silently**: changes still pending when the middleware
 ///   is released (with its store), including those waiting for a retry, are written by a
 ///   final flush that outlives it; if that flush fails, the loss is logged (error) and passed
@@ -368,7 +372,7 @@ public final class PersistenceMiddleware<State> {
 }
 
 /// Entities a flush expected in the backend and found deleted by another writer, or whose
-/// writes it set aside because a row they reference was deleted (``Reason-swift.enum``).
+/// writes it set aside because a row they reference was deleted (see `reason`).
 ///
 /// ```swift
 /// persistence.onVanished = { report in

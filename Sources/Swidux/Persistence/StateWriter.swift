@@ -434,11 +434,15 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
     /// An entity added back while its deletion is still pending (delete, then undo, within
     /// one window) is an **update** when the backend held it — should another writer have
     /// deleted the row meanwhile, delete wins — and an insertion only when it never did.
+    ///
+    /// `reclassify: false` keeps `insertion` as given (a failed batch put back under newer
+    /// changes: those were classified when they were drained, against the batch in flight).
     @inlinable
-    nonisolated func recordWrite(_ entity: Entity, insertion: Bool, slot: Int = -1) {
+    nonisolated func recordWrite(_ entity: Entity, insertion: Bool, slot: Int = -1, reclassify: Bool = true) {
         var insertion = insertion
         if !pendingDeletions.isEmpty, pendingDeletions.removeValue(forKey: entity.id) != nil {
-            insertion = !unheldDeletions.isEmpty && unheldDeletions.remove(entity.id) != nil
+            let unheld = !unheldDeletions.isEmpty && unheldDeletions.remove(entity.id) != nil
+            if reclassify { insertion = unheld }
         }
         pendingWrites.record(entity, insertion: insertion, slot: slot)
     }
@@ -500,7 +504,7 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         for id in batch.deletions { recordDeletion(id) }
         for entity in batch.writes { recordWrite(entity, insertion: batch.isInsertion(entity.id)) }
         for (id, _) in newerDeletions.sorted(by: { $0.value < $1.value }) { recordDeletion(id) }
-        for write in newerWrites.ordered { recordWrite(write.entity, insertion: write.isInsertion) }
+        for write in newerWrites.ordered { recordWrite(write.entity, insertion: write.isInsertion, reclassify: false) }
         // Any drain since the batch was taken refreshed the order (see `drain`).
         pendingOrder = newerOrder ?? batch.order
     }

@@ -54,7 +54,7 @@ public struct WriteResult<ID: Hashable & Sendable>: Sendable, Equatable {
     /// references a row another writer deleted (a foreign key whose parent is gone). The
     /// backend wrote the rest of the batch and removed these rows, as a cascade would have;
     /// the ``PersistenceMiddleware`` removes the entities from the store, without writing
-    /// back, and reports them (``VanishedEntities/Reason/orphaned``).
+    /// back, and reports them to ``PersistenceMiddleware/onVanished`` (reason `.orphaned`).
     public var orphaned: [ID]
 
     /// A result.
