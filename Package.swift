@@ -87,7 +87,7 @@ let package = Package(
         ),
         .executableTarget(name: "todos", dependencies: ["TodosApp"]),
         // Child process of SwiduxSQLiteTests' crash test: writes flushes until killed.
-        .executableTarget(name: "swidux-crash-writer", dependencies: ["SwiduxSQLite"], path: "Sources/SwiduxCrashWriter"),
+        .executableTarget(name: "swidux-crash-writer", dependencies: ["SwiduxSQLite", .product(name: "GRDB", package: "GRDB.swift")], path: "Sources/SwiduxCrashWriter"),
 
         .testTarget(
             name: "SwiduxTests",

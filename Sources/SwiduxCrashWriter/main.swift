@@ -8,6 +8,7 @@
 //        swidux-crash-writer follow-writer <database path> <seed> <steps> <done file> <other done file> <dump file>
 //
 // `sql` runs the statements in one transaction (a plain SQL writer) and exits 0.
+// `raw-sql` does the same on a file of any schema (no migrations checked): <database path> <sql>.
 // `follow-writer` runs a store on table "a" that follows the database (ExternalChangesTests'
 // randomized test): `steps` random puts and deletes of ids 0..<20 with random flush timing,
 // a final flush, then it creates the done file, waits for the other writer's, waits until
@@ -37,6 +38,7 @@
 // fires when the parent *thread* that spawned the child exits, and the test spawns from
 // a concurrency pool thread that may retire while the test still runs.)
 import Foundation
+import GRDB
 import SwiduxSQLite
 #if canImport(Glibc)
 import Glibc
@@ -138,6 +140,18 @@ if arguments.count == 4, arguments[1] == "sql" {
         let database = try SwiduxDatabase(path: arguments[2], migrations: migrations, access: .existing)
         try database.writer.write { db in try db.execute(sql: arguments[3]) }
         try database.close()
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
+if arguments.count == 4, arguments[1] == "raw-sql" {
+    // A plain SQLite writer on any schema (foreign keys enforced), without migrations.
+    do {
+        let queue = try DatabaseQueue(path: arguments[2])
+        try queue.write { db in try db.execute(sql: arguments[3]) }
+        try queue.close()
         exit(0)
     } catch {
         fail("\(error)", status: 1)
