@@ -5,7 +5,7 @@ extension TypedStateWriterBox {
     /// assigned an older copy (`backup = state.items; …; state.items = backup`) or another
     /// store over it — by recording the difference between the two: the ids only the old
     /// one had are deleted, the entities only the new one has are written (an insertion,
-    /// or an update when the backend holds the row: see ``recordWrite(_:insertion:slot:)``),
+    /// or an update when the backend holds the row: see ``recordWrite(_:insertion:slot:reclassify:)``),
     /// those that differ are updated, and the order is written if it differs.
     ///
     /// The old store is the storage drained last: still held elsewhere (an undo step, a
