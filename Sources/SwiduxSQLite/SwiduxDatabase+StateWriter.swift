@@ -9,7 +9,9 @@ extension SwiduxDatabase {
     /// `INSERT … ON CONFLICT(id) DO UPDATE` statement, updates one cached `UPDATE`,
     /// deletions one cached `DELETE` (see ``EntityTable/write(_:in:)``). An update of a
     /// row another writer deleted is not re-inserted: the id comes back to the middleware
-    /// as vanished (delete wins over a stale update).
+    /// as vanished (delete wins over a stale update). A write whose parent row another
+    /// writer deleted is set aside — its row left out, the rest of the flush saved — and
+    /// comes back as orphaned: the store drops the entity, as a cascade would have.
     ///
     /// ```swift
     /// let persistence = PersistenceMiddleware<AppState>(writers: [
@@ -31,7 +33,8 @@ extension SwiduxDatabase {
     ) -> StateWriter<State> {
         let token = JournalWriterToken()
         let writer = StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
-            let result = try table.write(batch, in: db)
+            // Orphans set aside (see OrphanedWrites) come back in the result.
+            let result = try table.writeSettingAsideOrphans(batch, in: db)
             self.noteFlushed(batch, table: table, by: token)
             return result
         })

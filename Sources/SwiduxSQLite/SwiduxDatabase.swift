@@ -308,14 +308,14 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     public func performAtomically(_ operations: [@Sendable (Database) throws -> Void]) async throws {
         guard !operations.isEmpty else { return }
         if access == .readOnly, !lifecycle.isClosed { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
-        let recorded = OwnWritesOfFlush()
-        do {
-            try await guarded {
+        try await guarded { try await settingAsideOrphans { attempt in   // see OrphanedWrites
+            let recorded = OwnWritesOfFlush()
+            do {
                 try await writer.write { db in
                     try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                     let mark = try self.beginJournaledFlush(db)
                     do {
-                        for operation in operations { try operation(db) }
+                        try attempt.run(operations, in: db)
                     } catch {
                         if mark != nil { _ = self.journal.endFlush() }
                         throw error
@@ -327,11 +327,12 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
                     recorded.entries = own
                     self.journal.recordOwn(own)
                 }
+            } catch {
+                // Not committed (a failed attempt too): its entries are not this writer's.
+                journal.discardOwn(recorded.entries)
+                throw error
             }
-        } catch {
-            journal.discardOwn(recorded.entries)
-            throw error
-        }
+        } }
     }
 
     /// Throws ``SwiduxDatabaseError/Cause/fileReplaced`` when ``path`` no longer names the

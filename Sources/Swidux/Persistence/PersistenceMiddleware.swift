@@ -29,6 +29,10 @@ import Logging
 ///   (``WriteResult/vanished``: another writer deleted them) are removed from the store's
 ///   state without being written back or becoming an undo step; a newer pending update of
 ///   such an entity is dropped, a newer pending insertion is kept. Then ``onVanished`` is called.
+/// - **A write that can never succeed does not hold back the others**: a write the backend
+///   set aside (``WriteResult/orphaned``: a row it references was deleted by another writer)
+///   leaves the store like a vanished entity, with any newer pending write of it, and is
+///   reported to ``onVanished`` (reason `.orphaned`); the rest of the flush was saved.
 /// - **Releasing the store loses nothing silently**: changes still pending when the middleware
 ///   is released (with its store), including those waiting for a retry, are written by a
 ///   final flush that outlives it; if that flush fails, the loss is logged (error) and passed
@@ -162,7 +166,10 @@ public final class PersistenceMiddleware<State> {
         let outcome = await perform(taken)
         for (index, result) in outcome.results {
             if let vanished = taken[index].0.box.complete(result) {
-                onVanished?(VanishedEntities(writer: taken[index].0.name, ids: vanished.ids))
+                for report in vanished.reports(writer: taken[index].0.name) {
+                    logger.log(level: report.reason == .orphaned ? .error : .info, "Swidux persistence: \(report)")
+                    onVanished?(report)
+                }
             }
         }
         guard let failure = outcome.failure else {
@@ -303,8 +310,10 @@ public final class PersistenceMiddleware<State> {
             deferredEdits.append(edit)
         }
         for (writer, found) in vanished {
-            logger.info("Swidux persistence: \(VanishedEntities(writer: writer, ids: found.ids))")
-            onVanished?(VanishedEntities(writer: writer, ids: found.ids))
+            for report in found.reports(writer: writer) {
+                logger.log(level: report.reason == .orphaned ? .error : .info, "Swidux persistence: \(report)")
+                onVanished?(report)
+            }
         }
     }
 
@@ -362,21 +371,57 @@ public final class PersistenceMiddleware<State> {
     }
 }
 
-/// Entities a flush expected in the backend and found deleted by another writer.
+/// Entities a flush expected in the backend and found deleted by another writer, or whose
+/// writes it set aside because a row they reference was deleted (see `reason`).
+///
+/// ```swift
+/// persistence.onVanished = { report in
+///     if report.reason == .orphaned { print("not saved, their parent is gone: \(report.ids)") }
+/// }
+/// ```
 public struct VanishedEntities: Sendable, CustomStringConvertible {
+    /// Why the entities left the store.
+    public enum Reason: Sendable, Equatable {
+        /// Another writer deleted them (``WriteResult/vanished``).
+        case deletedElsewhere
+        /// Their writes could never succeed — a row they reference (foreign key) is gone —
+        /// and were set aside (``WriteResult/orphaned``); the store dropped them, as a
+        /// cascade would have. The rest of the flush was saved.
+        case orphaned
+    }
+
     /// The writer's name (its key path).
     public let writer: String
     /// The ids, of the writer's entity id type.
     public let ids: [any Hashable & Sendable]
+    /// Why they left the store.
+    public let reason: Reason
 
     /// Creates a report.
-    public init(writer: String, ids: [any Hashable & Sendable]) {
+    public init(writer: String, ids: [any Hashable & Sendable], reason: Reason = .deletedElsewhere) {
         self.writer = writer
         self.ids = ids
+        self.reason = reason
     }
 
-    /// "2 entities of \\AppState.items were deleted by another writer: […]".
+    /// "2 entities of \\AppState.items were deleted by another writer: […]", or for
+    /// orphans "… were not saved: a row they reference was deleted by another writer: […]".
     public var description: String {
-        "\(ids.count) entities of \(writer) were deleted by another writer: \(ids.map { "\($0)" })"
+        switch reason {
+        case .deletedElsewhere:
+            "\(ids.count) entities of \(writer) were deleted by another writer: \(ids.map { "\($0)" })"
+        case .orphaned:
+            "\(ids.count) entities of \(writer) were not saved and left the store: a row they reference was deleted by another writer: \(ids.map { "\($0)" })"
+        }
+    }
+}
+
+extension VanishedInWriter {
+    /// The reports to make: vanished ids, then orphaned ones (none if empty).
+    func reports(writer: String) -> [VanishedEntities] {
+        var reports: [VanishedEntities] = []
+        if !ids.isEmpty { reports.append(VanishedEntities(writer: writer, ids: ids)) }
+        if !orphaned.isEmpty { reports.append(VanishedEntities(writer: writer, ids: orphaned, reason: .orphaned)) }
+        return reports
     }
 }

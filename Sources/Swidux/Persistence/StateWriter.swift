@@ -61,7 +61,7 @@ public final class StateWriter<State> {
     ) {
         self.init(keyPath: keyPath, apply: { batch in
             try await writeBatch(batch)
-            return .none
+            return WriteResult<Entity.ID>.none
         })
     }
 
@@ -75,12 +75,16 @@ public final class StateWriter<State> {
     ///     try await itemService.save(batch)   // returns WriteResult(vanished: idsNotFound)
     /// })
     /// ```
+    ///
+    /// Generic over the result (always a ``WriteResult``: see ``WriteResultConvertible``) so
+    /// that a trailing closure is unambiguous: one that returns a result reports back, one
+    /// that returns nothing is the batch form.
     @inlinable
-    public convenience init<Entity>(
+    public convenience init<Entity, Result: WriteResultConvertible>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
-        apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> WriteResult<Entity.ID>
-    ) {
-        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, direct: apply)
+        apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> Result
+    ) where Result.ID == Entity.ID {
+        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, direct: { batch in try await apply(batch).writeResult })
         self.init(keyPath: keyPath, box: box, drain: Self.drain(box, at: keyPath))
     }
 
@@ -94,7 +98,7 @@ public final class StateWriter<State> {
     ) {
         self.init(keyPath: keyPath, backend: backend, apply: { transaction, batch in
             try stage(transaction, batch)
-            return .none
+            return WriteResult<Entity.ID>.none
         })
     }
 
@@ -107,13 +111,27 @@ public final class StateWriter<State> {
     ///     try itemTable.write(batch, in: db)
     /// })
     /// ```
+    ///
+    /// Generic over the result (always a ``WriteResult``: see ``WriteResultConvertible``) so
+    /// that a trailing closure is unambiguous: one that returns a result is this form, one
+    /// that returns nothing (whatever its number of statements) is the `stage:` form.
+    ///
+    /// ```swift
+    /// StateWriter(keyPath: \AppState.items, backend: database) { db, batch in
+    ///     let result = try itemTable.write(batch, in: db)
+    ///     try auditTable.log(batch, in: db)
+    ///     return result
+    /// }
+    /// ```
     @inlinable
-    public convenience init<Entity, Backend: TransactionalWriteBackend>(
+    public convenience init<Entity, Backend: TransactionalWriteBackend, Result: WriteResultConvertible>(
         keyPath: WritableKeyPath<State, EntityStore<Entity>>,
         backend: Backend,
-        apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> WriteResult<Entity.ID>
-    ) {
-        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, backend: backend, apply: apply)
+        apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> Result
+    ) where Result.ID == Entity.ID {
+        let box = TypedStateWriterBox<State, Entity>(keyPath: keyPath, backend: backend, apply: { transaction, batch in
+            try apply(transaction, batch).writeResult
+        })
         self.init(keyPath: keyPath, box: box, drain: Self.drain(box, at: keyPath))
     }
 
@@ -168,6 +186,8 @@ protocol StateWriterBox<State>: AnyObject {
 struct VanishedInWriter<State> {
     /// Every vanished id (for ``VanishedEntities``).
     let ids: [any Hashable & Sendable]
+    /// Every write the backend set aside as orphaned (``WriteResult/orphaned``).
+    let orphaned: [any Hashable & Sendable]
     /// Removes from a state the vanished entities the store must forget, without recording.
     let remove: (inout State) -> Void
 }
@@ -220,250 +240,5 @@ final class ResultSlots: @unchecked Sendable {
     var values: [any Sendable] {
         lock.lock(); defer { lock.unlock() }
         return slots
-    }
-}
-
-@MainActor
-@usableFromInline
-final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendable>: StateWriterBox where Entity.ID: Sendable {
-    @usableFromInline typealias ID = Entity.ID
-
-    enum Sink {
-        case direct(@Sendable (WriteBatch<Entity>) async throws -> WriteResult<ID>)
-        case atomic(AtomicGroup, (WriteBatch<Entity>) -> @Sendable (Any) throws -> any Sendable)
-    }
-
-    let keyPath: WritableKeyPath<State, EntityStore<Entity>>
-    let sink: Sink
-    /// The pending work, behind a pointer: stored properties of a class get a run-time
-    /// exclusivity check on every access, and the drain (after every reduce) makes a dozen.
-    /// Every access goes through the computed properties below, none held across another.
-    @usableFromInline
-    struct Fields {
-        @usableFromInline var pendingWrites = PendingWrites<Entity>()
-        @usableFromInline var pendingDeletions: [ID: UInt64] = [:]
-        @usableFromInline var pendingOrder: [ID]?
-        @usableFromInline var sequence: UInt64 = 0
-        @usableFromInline var inFlight: WriteBatch<Entity>?
-        @usableFromInline var inFlightDeletions: Set<ID> = []
-        @inlinable init() {}
-    }
-    /// Only used on the main actor. The members that the drain uses are `nonisolated` so
-    /// that the drain closure, run after every reduce, needs no executor check.
-    @usableFromInline nonisolated(unsafe) let fields: UnsafeMutablePointer<Fields>
-
-    /// Latest value per written id, in first-recorded order; deletions by sequence number.
-    @inlinable nonisolated var pendingWrites: PendingWrites<Entity> {
-        _read { yield fields.pointee.pendingWrites }
-        _modify { yield &fields.pointee.pendingWrites }
-    }
-    @inlinable nonisolated var pendingDeletions: [ID: UInt64] {
-        _read { yield fields.pointee.pendingDeletions }
-        _modify { yield &fields.pointee.pendingDeletions }
-    }
-    /// The complete order of the store, when it must be written.
-    @inlinable nonisolated var pendingOrder: [ID]? {
-        _read { yield fields.pointee.pendingOrder }
-        _modify { yield &fields.pointee.pendingOrder }
-    }
-    @inlinable nonisolated var sequence: UInt64 {
-        get { fields.pointee.sequence }
-        set { fields.pointee.sequence = newValue }
-    }
-    /// The batch a flush took and has not finished writing.
-    @inlinable nonisolated var inFlight: WriteBatch<Entity>? {
-        _read { yield fields.pointee.inFlight }
-        _modify { yield &fields.pointee.inFlight }
-    }
-    @inlinable nonisolated var inFlightDeletions: Set<ID> {
-        _read { yield fields.pointee.inFlightDeletions }
-        _modify { yield &fields.pointee.inFlightDeletions }
-    }
-
-    init(keyPath: WritableKeyPath<State, EntityStore<Entity>>, sink: Sink) {
-        self.keyPath = keyPath
-        self.sink = sink
-        fields = .allocate(capacity: 1)
-        fields.initialize(to: Fields())
-    }
-
-    isolated deinit {
-        fields.deinitialize(count: 1)
-        fields.deallocate()
-    }
-
-    /// A box whose flush calls `apply`.
-    @usableFromInline
-    convenience init(
-        keyPath: WritableKeyPath<State, EntityStore<Entity>>,
-        direct apply: @escaping @Sendable (WriteBatch<Entity>) async throws -> WriteResult<ID>
-    ) {
-        self.init(keyPath: keyPath, sink: .direct(apply))
-    }
-
-    /// A box whose flush runs `apply` in `backend`'s transaction, with the other writers on it.
-    @usableFromInline
-    convenience init<Backend: TransactionalWriteBackend>(
-        keyPath: WritableKeyPath<State, EntityStore<Entity>>,
-        backend: Backend,
-        apply: @escaping @Sendable (Backend.Transaction, WriteBatch<Entity>) throws -> WriteResult<ID>
-    ) {
-        let group = AtomicGroup(backend: backend)
-        self.init(keyPath: keyPath, sink: .atomic(group, { batch in
-            { (transaction: Any) throws -> any Sendable in
-                try apply(transaction as! Backend.Transaction, batch)
-            }
-        }))
-    }
-
-    var hasPending: Bool { !pendingWrites.isEmpty || !pendingDeletions.isEmpty || pendingOrder != nil }
-
-    var pendingChangeCount: Int { pendingWrites.count + pendingDeletions.count + (pendingOrder == nil ? 0 : 1) }
-
-    func drain(_ state: inout State) -> Bool {
-        drain(store: &state[keyPath: keyPath])
-    }
-
-    /// Drains in place (the closure built by `StateWriter.drain(_:at:)` hands it the store).
-    /// Inlinable: the writer's initializers build that closure, specialized for the app's types.
-    @inlinable
-    nonisolated func drain(store: inout EntityStore<Entity>) -> Bool {
-        guard !store._changes.isEmpty || store._changes._rehydrated else { return false }
-        // The order must be written again when it changed, and refreshed on every drain while
-        // one is pending or in flight (a failed batch's order is stale once the store changed).
-        var orderDirty = store._changes.orderChanged || pendingOrder != nil || inFlight?.order != nil
-        // `changes.deleted`, then `changes.upserted`, in record order, without building them.
-        for entry in store._changes.journal where entry.kind == .deletion {
-            let id = entry.id
-            if let entity = store[id] {
-                // Deleted, then added back by `merge(from:)` (which records nothing): the
-                // backend must keep it, at the store's place.
-                recordWrite(entity, insertion: true)
-                orderDirty = true
-            } else {
-                recordDeletion(id)
-            }
-        }
-        for entry in store._changes.journal where entry.kind == .insertion || entry.kind == .update {
-            let id = entry.id
-            guard let entity = store.storage.entity(forID: id, hint: entry.slot) else {
-                recordDeletion(id)
-                continue
-            }
-            let insertion = entry.kind == .insertion
-            // Inserted again while its deletion waits or is in flight: should that deletion
-            // fail, the backend still holds the row at its old place.
-            if insertion, (!pendingDeletions.isEmpty && pendingDeletions[id] != nil)
-                || (!inFlightDeletions.isEmpty && inFlightDeletions.contains(id)) { orderDirty = true }
-            recordWrite(entity, insertion: insertion, slot: entry.slot)
-        }
-        if store._changes._rehydrated {
-            // `merge(from:)` may have added back entities whose deletion waits or is in flight.
-            for id in Array(pendingDeletions.keys) {
-                if let entity = store[id] { recordWrite(entity, insertion: true); orderDirty = true }
-            }
-            for id in inFlightDeletions where pendingWrites[id] == nil {
-                if let entity = store[id] { recordWrite(entity, insertion: true); orderDirty = true }
-            }
-        }
-        if orderDirty { pendingOrder = store.ids }
-        store._changes.removeAllAfterDrain()
-        return true
-    }
-
-    /// Records `entity` as its id's latest pending value; `slot`, where the store holds it
-    /// (-1: unknown), lets an id written again be found without hashing (``PendingWrites``).
-    @inlinable
-    nonisolated func recordWrite(_ entity: Entity, insertion: Bool, slot: Int = -1) {
-        if !pendingDeletions.isEmpty { pendingDeletions.removeValue(forKey: entity.id) }
-        pendingWrites.record(entity, insertion: insertion, slot: slot)
-    }
-
-    @inlinable
-    nonisolated func recordDeletion(_ id: ID) {
-        if !pendingWrites.isEmpty { pendingWrites.remove(id) }
-        sequence &+= 1
-        pendingDeletions[id] = sequence
-    }
-
-    func takePending() -> PendingFlush {
-        let writes = pendingWrites.ordered
-        var insertions = Set<ID>()
-        for write in writes where write.isInsertion {
-            if insertions.isEmpty { insertions.reserveCapacity(writes.count) }
-            insertions.insert(write.entity.id)
-        }
-        let batch = WriteBatch<Entity>(
-            writes: writes.map { $0.entity },
-            deletions: pendingDeletions.count <= 1
-                ? Array(pendingDeletions.keys)
-                : pendingDeletions.sorted { $0.value < $1.value }.map { $0.key },
-            order: pendingOrder,
-            insertions: insertions
-        )
-        pendingWrites.removeAll()
-        pendingDeletions.removeAll()
-        pendingOrder = nil
-        inFlight = batch
-        inFlightDeletions = Set(batch.deletions)
-        let run: PendingFlush.Run
-        switch sink {
-        case .direct(let write): run = .direct { try await write(batch) }
-        case .atomic(let group, let stage): run = .atomic(group, stage(batch))
-        }
-        return PendingFlush(run: run, isEmpty: batch.isEmpty, payload: batch,
-                            count: batch.writes.count + batch.deletions.count)
-    }
-
-    func restorePending(_ flush: PendingFlush) {
-        guard let batch = flush.payload as? WriteBatch<Entity> else { return }
-        inFlight = nil
-        inFlightDeletions.removeAll()
-        // Newer pending changes win over the failed batch's.
-        let newerWrites = pendingWrites, newerDeletions = pendingDeletions, newerOrder = pendingOrder
-        pendingWrites.removeAll(); pendingDeletions.removeAll()
-        for id in batch.deletions { recordDeletion(id) }
-        for entity in batch.writes { recordWrite(entity, insertion: batch.isInsertion(entity.id)) }
-        for (id, _) in newerDeletions.sorted(by: { $0.value < $1.value }) { recordDeletion(id) }
-        for write in newerWrites.ordered { recordWrite(write.entity, insertion: write.isInsertion) }
-        // Any drain since the batch was taken refreshed the order (see `drain`).
-        pendingOrder = newerOrder ?? batch.order
-    }
-
-    func complete(_ result: any Sendable) -> VanishedInWriter<State>? {
-        inFlight = nil
-        let deletedByThisBatch = inFlightDeletions
-        inFlightDeletions.removeAll()
-        guard let result = result as? WriteResult<ID>, !result.vanished.isEmpty else { return nil }
-        var forget: [ID] = []
-        for id in result.vanished {
-            // A deletion that found no row (another writer or a cascade was first): the store
-            // deleted it already; nothing to learn, and its undo history stays intact.
-            if deletedByThisBatch.contains(id) { continue }
-            if let write = pendingWrites[id] {
-                // A newer insertion re-creates the entity: the store keeps it.
-                if write.isInsertion { continue }
-                // A newer update would vanish again.
-                pendingWrites.remove(id)
-            }
-            // The row is gone already.
-            pendingDeletions.removeValue(forKey: id)
-            forget.append(id)
-        }
-        if !forget.isEmpty, let order = pendingOrder {
-            let gone = Set(forget)
-            pendingOrder = order.filter { !gone.contains($0) }
-        }
-        let keyPath = self.keyPath
-        return VanishedInWriter(
-            ids: result.vanished.map { $0 as any Hashable & Sendable },
-            remove: { state in state[keyPath: keyPath].removeUnrecorded(forget) }
-        )
-    }
-
-    func restore(_ next: inout State, current: State) {
-        var store = current[keyPath: keyPath]
-        store.restore(from: next[keyPath: keyPath])
-        next[keyPath: keyPath] = store
     }
 }

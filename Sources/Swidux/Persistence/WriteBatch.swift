@@ -50,12 +50,50 @@ public struct WriteResult<ID: Hashable & Sendable>: Sendable, Equatable {
     /// not applied (delete wins over a stale update) and deletions that found no row.
     /// The ``PersistenceMiddleware`` removes them from the store, without writing back.
     public var vanished: [ID]
+    /// Writes the backend **set aside** because they can never succeed: the entity
+    /// references a row another writer deleted (a foreign key whose parent is gone). The
+    /// backend wrote the rest of the batch and removed these rows, as a cascade would have;
+    /// the ``PersistenceMiddleware`` removes the entities from the store, without writing
+    /// back, and reports them to ``PersistenceMiddleware/onVanished`` (reason `.orphaned`).
+    public var orphaned: [ID]
 
     /// A result.
-    public init(vanished: [ID] = []) { self.vanished = vanished }
+    ///
+    /// ```swift
+    /// WriteResult(vanished: [staleID], orphaned: [childOfDeletedParent])
+    /// ```
+    public init(vanished: [ID] = [], orphaned: [ID] = []) {
+        self.vanished = vanished
+        self.orphaned = orphaned
+    }
 
     /// Nothing to report.
     public static var none: WriteResult { WriteResult() }
+}
+
+/// What a ``StateWriter``'s reporting closure returns: a ``WriteResult``.
+///
+/// The reporting initializers (`apply:`) are generic over it so that a trailing closure
+/// picks its initializer by what it returns: a closure returning a result reports back,
+/// one returning nothing is the plain form (`stage:`, `writeBatch:`), even with several
+/// statements.
+///
+/// ```swift
+/// StateWriter(keyPath: \AppState.items, backend: database) { db, batch in
+///     try itemTable.write(batch, in: db)   // discarded: the `stage:` form
+///     try auditTable.log(batch, in: db)
+/// }
+/// ```
+public protocol WriteResultConvertible<ID>: Sendable {
+    /// The id type of the entities reported.
+    associatedtype ID: Hashable & Sendable
+    /// The result to report.
+    var writeResult: WriteResult<ID> { get }
+}
+
+extension WriteResult: WriteResultConvertible {
+    /// Itself.
+    public var writeResult: WriteResult<ID> { self }
 }
 
 /// A backend that applies the batches of several writers in **one atomic transaction**

@@ -42,7 +42,11 @@ public final class TodoApp {
         let log = VanishedLog()
         persistence.onVanished = { report in
             log.ids.formUnion(report.ids.map { AnyHashable($0) })
-            if report.writer.contains("items") {
+            if report.reason == .orphaned {
+                // A tag of an item, or an item of a list, that another process deleted meanwhile.
+                let count = report.ids.count
+                events.emit(.status("\(count) change\(count == 1 ? " was" : "s were") not saved: what \(count == 1 ? "it belongs" : "they belong") to was deleted by another process"))
+            } else if report.writer.contains("items") {
                 let count = report.ids.count
                 events.emit(.status("\(count) item\(count == 1 ? " was" : "s were") deleted by another process"))
             }

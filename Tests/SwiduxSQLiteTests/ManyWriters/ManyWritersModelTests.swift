@@ -89,7 +89,7 @@ struct ManyWritersModelTests {
         let persistence = try database.persistence(hydrating: &state, MWSchema.persisted(), debounce: .milliseconds(5),
                                                    retry: RetryPolicy(initialDelay: .milliseconds(5), maxDelay: .milliseconds(50)))
         let store = Store(initialState: state, reducer: MWReducer(), environment: (),
-                          persistence: persistence, undo: UndoMiddleware(maxDepth: 20),
+                          persistence: persistence, undo: UndoMiddleware(maxDepth: 20, recording: \.lists, \.items, \.tags),
                           undoPolicy: { $0 == .ui ? .skip : .record })
         try store.follow(database, every: .milliseconds(10))
         let writer = Writer(store: store, database: database, firstID: firstID)
