@@ -58,9 +58,23 @@ struct ChoreHarness {
     }
 }
 
+struct OverlapData: Sendable { var chores = EntityStore<Chore>(); var count = 0 }
+struct OverlapState: Sendable { var data = OverlapData(); var ui = 0 }
+
 @MainActor
 @Suite("Undo field by field, no phantom steps, hooks", .timeLimit(.minutes(1)))
 struct UndoFieldTests {
+    // MARK: Item 1 — the app names what is undoable
+
+    @Test func namingAPartAndAPartInsideItStopsWithAMessage() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            await MainActor.run { _ = UndoMiddleware<OverlapState>(recording: \.data, \.data.chores) }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("overlap"))
+        #expect(message.contains("name each undoable part once"))
+    }
+
     // MARK: Item 2 — only the fields the step changed
 
     @Test func undoOfARenameKeepsAnotherWritersDoneAndRedoMirrorsIt() async throws {
