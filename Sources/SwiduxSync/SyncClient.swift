@@ -42,6 +42,8 @@ public actor SyncClient {
     /// change is discarded (see ``pull(wait:)``).
     private var pushGeneration: Int64 = 0
     private var tablesDeclared = false
+    /// Scope changes seen by pulls (each made the file sync as for the first time).
+    private var pullRebases = 0
     private var running: [Task<Void, Never>] = []
     private let pageSize: Int
 
@@ -91,15 +93,20 @@ public actor SyncClient {
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
         try await declareTables()
+        let rebasesBefore = pullRebases
         for _ in 0..<5 {
             let acknowledged = try await push()
             report.pushed += acknowledged.changes
             report.refused += acknowledged.refused
+            report.reidentified = report.reidentified || acknowledged.reidentified
+            report.rebased = report.rebased || acknowledged.rebased
             report.pulled += try await pull(wait: 0)
             if try local({ try engine.pendingCount() }) == 0 { break }
         }
         report.pending = try local { try engine.pendingCount() }
         report.parked = try local { try engine.parkedCount() }
+        report.setAside = try local { try engine.setAsideChanges() }
+        report.rebased = report.rebased || pullRebases != rebasesBefore
         return report
     }
 
@@ -131,15 +138,21 @@ public actor SyncClient {
 
     private func pushLoop() async {
         var failures = 0
+        var setAside: [SetAsideChange] = []
         while !Task.isCancelled {
             do {
                 if try local({ try engine.hasPending() }) {
                     try await declareTables()
                     let acknowledged = try await push()
-                    if acknowledged.changes > 0 {
+                    let nowSetAside = try local { try engine.setAsideChanges() }
+                    if acknowledged.changes > 0 || nowSetAside != setAside {
                         var report = SyncReport()
                         report.pushed = acknowledged.changes
                         report.refused = acknowledged.refused
+                        report.reidentified = acknowledged.reidentified
+                        report.rebased = acknowledged.rebased
+                        report.setAside = nowSetAside
+                        setAside = nowSetAside
                         continuation.yield(.synced(report))
                     }
                 }
@@ -205,30 +218,61 @@ public actor SyncClient {
     }
 
     /// Pushes until nothing is pending (stored mutations first, resent byte for byte).
+    /// A 409 conflict (this file's mutation ids are also a copy's) takes a new client id
+    /// and pushes again; a 409 scope change (another space, a replaced server database)
+    /// queues every row for a first sync; a mutation refused as too large (413) has its
+    /// largest change set aside and the rest is pushed.
     func push() async throws -> Acknowledgement {
         await exclusive.lock()
         pushGeneration += 1
         defer { pushGeneration += 1 }
         do {
             var total = Acknowledgement()
-            let clientID = try local { try engine.clientID() }
-            for _ in 0..<1000 {
+            rounds: for _ in 0..<1000 {
+                let (clientID, scope) = try local { (try engine.clientID(), try engine.scope()) }
                 let pending = try local { try engine.preparePush() }
                 if pending.isEmpty { break }
                 for group in SyncEngine.requests(pending) {
-                    let body = try SyncEngine.pushBody(clientID: clientID, group)
-                    let response = try await transport.send("POST", SyncProtocol.pushPath, body: body, as: PushResponse.self)
+                    let body = try SyncEngine.pushBody(clientID: clientID, scope: scope, group)
+                    let response: PushResponse
+                    do {
+                        response = try await transport.send("POST", SyncProtocol.pushPath, body: body, as: PushResponse.self)
+                    } catch let refusal as CodedRefusal {
+                        switch refusal.code {
+                        case .mutationConflict:
+                            logger.warning("Swidux sync: \(refusal.message); taking a new client id")
+                            try local { try engine.reidentify() }
+                            total.reidentified = true
+                        case .scopeChanged:
+                            logger.warning("Swidux sync: \(refusal.message)")
+                            try local { try engine.rebase() }
+                            total.rebased = true
+                        }
+                        continue rounds
+                    } catch SyncError.rejected(let status, let message) where status == 413 && group.count == 1 {
+                        logger.error("Swidux sync: a change is too large to send, set aside: \(message)")
+                        try local { try engine.setAsideLargest(of: group[0]) }
+                        continue rounds
+                    }
+                    if let serverScope = response.scope, let scope, serverScope != scope {
+                        // Cannot happen with a server that checks the scope; be safe anyway.
+                        try local { try engine.rebase() }
+                        continue rounds
+                    }
                     let acknowledged = try local { try engine.acknowledge(response, sent: group) }
                     total.changes += acknowledged.changes
                     total.refused += acknowledged.refused
                     total.mutations += acknowledged.mutations
                     if acknowledged.mutations < group.count {
-                        throw SyncError.rejected(status: 200, message: "the server acknowledged mutations up to \(response.lastMutationID) only, of \(group.map(\.id))")
+                        throw SyncError.rejected(status: 200, message: "the server acknowledged \(response.acknowledged.map { "\($0)" } ?? "mutations up to \(response.lastMutationID)") only, of \(group.map(\.id))")
                     }
                 }
             }
             await exclusive.unlock()
             return total
+        } catch let refusal as CodedRefusal {
+            await exclusive.unlock()
+            throw refusal.syncError
         } catch {
             await exclusive.unlock()
             throw error
@@ -263,7 +307,27 @@ public actor SyncClient {
                     continue
                 }
                 let result: PageResult
-                do { result = try local { try engine.apply(page) } } catch { await exclusive.unlock(); throw error }
+                do {
+                    // The cursor belongs to another scope (another space's token, a replaced
+                    // server database): a first sync. Past the server's end: pull again from 0.
+                    if let scope = page.scope, let stored = try local({ try engine.scope() }), scope != stored {
+                        logger.warning("Swidux sync: the server's scope changed (\(stored) → \(scope)): syncing as for the first time")
+                        try local { try engine.rebase() }
+                        pullRebases += 1
+                        pushGeneration += 2
+                        await exclusive.unlock()
+                        wait = 0
+                        continue
+                    }
+                    if let end = page.end, cursor > end {
+                        logger.warning("Swidux sync: the cursor \(cursor) is past the server's end \(end): pulling everything again")
+                        try local { try engine.resetCursor() }
+                        await exclusive.unlock()
+                        wait = 0
+                        continue
+                    }
+                    result = try local { try engine.apply(page) }
+                } catch { await exclusive.unlock(); throw error }
                 await exclusive.unlock()
                 applied += result.applied
                 wait = 0

@@ -15,6 +15,8 @@ struct PageResult: Equatable {
 extension SyncEngine {
     /// Applies one pulled page and stores its cursor, in one local transaction:
     ///
+    /// - a row whose version is the one recorded for it is skipped (this client's own push
+    ///   coming back: not counted as pulled);
     /// - a row with an outbox entry is skipped (the local change stays on top; it is pushed
     ///   later and wins in server order) — the caller guarantees no push ran meanwhile;
     /// - other rows are upserted or deleted and their version recorded; a parked row of the
@@ -38,6 +40,10 @@ extension SyncEngine {
                 guard let table = self.tablesByName[row.table] else { continue }
                 let key = RowKey(table: row.table, id: row.id.databaseValue)
                 try dropParked.execute(arguments: [key.table, key.id, row.version])
+                if try self.baseVersion(key, db) == row.version {
+                    // Already this version: the echo of this client's own push.
+                    continue
+                }
                 if try self.hasOutboxEntry(key, db) {
                     result.skipped += 1
                     continue
@@ -76,6 +82,10 @@ extension SyncEngine {
             result.applied -= parkedNow
             try self.removeEcho(of: order, after: mark, db)
             try SyncSchema.setValue("cursor", page.cursor, db)
+            if let scope = page.scope, try SyncSchema.value("scope", db).isNull {
+                // The first answer with a scope: the cursor belongs to it from now on.
+                try SyncSchema.setValue("scope", scope, db)
+            }
             return result
         }
     }

@@ -19,6 +19,10 @@ struct Acknowledgement: Equatable {
     var changes = 0
     var refused = 0
     var mutations = 0
+    /// A 409 conflict made the client take a new client id.
+    var reidentified = false
+    /// A scope change made the client sync as for the first time.
+    var rebased = false
 }
 
 extension SyncEngine {
@@ -62,6 +66,12 @@ extension SyncEngine {
                     table: key.table, id: SyncValue(key.id), kind: kind,
                     columns: kind == .delete ? nil : columns, baseVersion: try self.baseVersion(key, db))
                 let size = try encoder.encode(change).count + 1
+                if size > self.maxChangeBytes {
+                    // It can never be sent (the server refuses a body this large): set it
+                    // aside and report it; the rest keeps syncing.
+                    try self.setAside(key, bytes: size, through: mark, db)
+                    continue
+                }
                 if bytes + size > self.mutationBytes, !chunks[chunks.count - 1].isEmpty {
                     chunks.append([])
                     bytes = 0
@@ -79,7 +89,7 @@ extension SyncEngine {
                 next += 1
             }
             if built.isEmpty {
-                // Only rows of tables no longer synced: nothing to send for them.
+                // Only rows of tables no longer synced or set aside: nothing to send for them.
                 try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ?", arguments: [mark])
             }
             try SyncSchema.setValue("nextMutation", next, db)
@@ -94,9 +104,13 @@ extension SyncEngine {
     }
 
     /// The body of `POST /v1/push` for `mutations`, their stored bytes as they are.
-    static func pushBody(clientID: String, _ mutations: [PendingMutation]) throws -> Data {
+    static func pushBody(clientID: String, scope: String? = nil, _ mutations: [PendingMutation]) throws -> Data {
         var body = Data(#"{"clientID":"#.utf8)
         body.append(try JSONEncoder().encode(clientID))
+        if let scope {
+            body.append(Data(#","scope":"#.utf8))
+            body.append(try JSONEncoder().encode(scope))
+        }
         body.append(Data(#","mutations":["#.utf8))
         for (index, mutation) in mutations.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
@@ -121,28 +135,36 @@ extension SyncEngine {
         return groups
     }
 
-    /// Applies a push answer in one local transaction: every sent mutation up to
-    /// `lastMutationID` is acknowledged (stored bytes deleted, the outbox entries of its rows
-    /// up to its sequence deleted), each result's version recorded, and a refused change
-    /// takes the server's row (the tombstone: the row is deleted locally, not pushed back).
-    /// A mutation acknowledged without results (applied by an earlier request whose answer
-    /// was lost) resets the cursor, so that the next pull brings the server's state again.
+    /// Applies a push answer in one local transaction: exactly the sent mutations the answer
+    /// acknowledges (``PushResponse/acknowledged``; from an older server without it, those up
+    /// to `lastMutationID`) are deleted with the outbox entries of their rows up to their
+    /// sequence, each result's version recorded, and a refused change takes the server's row
+    /// (the tombstone: the row is deleted locally, not pushed back). A set-aside row that is
+    /// acknowledged now is no longer set aside. From an older server only: a mutation
+    /// acknowledged without results (applied by an earlier request whose answer was lost)
+    /// resets the cursor, so that the next pull brings the server's state again.
     func acknowledge(_ response: PushResponse, sent: [PendingMutation]) throws -> Acknowledgement {
         try writer.write { db in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             var result = Acknowledgement()
             let mark = try SyncSchema.lastOutboxSequence(db)
             var expected = 0
-            for mutation in sent where mutation.id <= response.lastMutationID {
+            let acknowledged = response.acknowledged.map(Set.init)
+            for mutation in sent where acknowledged?.contains(mutation.id) ?? (mutation.id <= response.lastMutationID) {
                 let decoded = try mutation.decoded()
                 expected += decoded.changes.count
                 result.changes += decoded.changes.count
                 result.mutations += 1
                 let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid = ?")
+                let unset = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.setAside) WHERE tbl = ? AND rid = ?")
                 for change in decoded.changes {
                     try delete.execute(arguments: [mutation.throughSequence, change.table, change.id.databaseValue])
+                    try unset.execute(arguments: [change.table, change.id.databaseValue])
                 }
                 try db.execute(sql: "DELETE FROM \(SyncSchema.pending) WHERE id = ?", arguments: [mutation.id])
+            }
+            if let scope = response.scope, try SyncSchema.value("scope", db).isNull {
+                try SyncSchema.setValue("scope", scope, db)
             }
             var refusedKeys: [RowKey] = []
             var columns: [String: [String: String]] = [:]
@@ -159,7 +181,7 @@ extension SyncEngine {
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.
             _ = try self.resolveForeignKeys(touched: [:], db)
             try self.removeEcho(of: refusedKeys, after: mark, db)
-            if response.results.count < expected {
+            if response.acknowledged == nil, response.results.count < expected {
                 try SyncSchema.setValue("cursor", 0, db)
             }
             return result

@@ -11,9 +11,14 @@ final class SyncEngine: Sendable {
     let tablesByName: [String: SyncTable]
     /// The largest encoded mutation (bytes of its changes); a larger outbox is cut in several.
     let mutationBytes: Int
+    /// The largest encoded change that can be sent; a larger one is set aside (reported,
+    /// never sent) until the row changes again.
+    let maxChangeBytes: Int
 
-    init(writer: any DatabaseWriter, tables: [SyncTable], mutationBytes: Int = 1 << 20) throws {
+    init(writer: any DatabaseWriter, tables: [SyncTable], mutationBytes: Int = 1 << 20,
+         maxChangeBytes: Int = SyncProtocol.maxBodyBytes - 64 * 1024) throws {
         self.writer = writer
+        self.maxChangeBytes = maxChangeBytes
         self.tables = tables
         self.tablesByName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.mutationBytes = mutationBytes

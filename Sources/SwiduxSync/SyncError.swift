@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Why a sync round failed. Nothing local is lost by a failure: pending changes stay in
 /// the outbox and are sent again by the next round.
@@ -28,9 +31,28 @@ public enum SyncError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unauthorized: "the sync server refused the token"
-        case .unreachable(let url, let underlying): "cannot reach the sync server at \(url.absoluteString): \(underlying)"
+        case .unreachable(let url, let underlying): "cannot reach the sync server at \(url.absoluteString): \(Self.reason(underlying))"
         case .rejected(let status, let message): "the sync server answered \(status): \(message)"
         case .local(let error): "the local database failed during sync: \(error)"
         }
+    }
+
+    /// One phrase for a network failure (not Foundation's error dump).
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? URLError {
+            switch error.code {
+            case .cannotConnectToHost: return "connection refused"
+            case .timedOut: return "no answer within the time limit"
+            case .cannotFindHost, .dnsLookupFailed: return "unknown host"
+            case .networkConnectionLost: return "the connection was lost"
+            case .notConnectedToInternet: return "no network connection"
+            case .cancelled: return "cancelled"
+            case .badServerResponse: return "an answer that is not HTTP"
+            default: return "network error \(error.code.rawValue)"
+            }
+        }
+        let error = error as NSError
+        if error.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: error.code) as URLError.Code? { return reason(URLError(code)) }
+        return error.localizedDescription
     }
 }

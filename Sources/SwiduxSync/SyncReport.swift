@@ -17,6 +17,16 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// Local changes not acknowledged yet (0 after a successful ``SyncClient/sync()``
     /// unless the app changed something meanwhile).
     public var pending = 0
+    /// Local changes too large for the server (over ``SwiduxSyncWire/SyncProtocol/maxBodyBytes``):
+    /// kept locally, not sent, and listed here until the row changes again; everything else
+    /// syncs.
+    public var setAside: [SetAsideChange] = []
+    /// `true` when this file's client id was also another file's (the file was copied, or
+    /// restored from a backup) and the client took a new one; nothing pending was dropped.
+    public var reidentified = false
+    /// `true` when the server's scope changed (another space's token, a replaced server
+    /// database) and the client synced as for the first time (pushed every row, pulled all).
+    public var rebased = false
 
     /// An empty report.
     ///
@@ -32,5 +42,6 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// ```
     public var description: String {
         "pushed \(pushed), pulled \(pulled), refused \(refused), parked \(parked), pending \(pending)"
+            + (setAside.isEmpty ? "" : ", set aside \(setAside.count) (too large): " + setAside.map(\.description).joined(separator: ", "))
     }
 }

@@ -14,6 +14,11 @@ import GRDB
 /// - `swidux_sync_pending(id, payload, through_seq)`: a mutation's exact bytes, stored
 ///   before sending, resent as they are until acknowledged.
 /// - `swidux_sync_parked(tbl, rid, version, payload)`: pulled rows waiting for a parent.
+/// - `swidux_sync_set_aside(tbl, rid, bytes)`: rows whose change is too large to send
+///   (reported until the row changes again and is acknowledged).
+///
+/// `swidux_sync_state` also holds `scope` (the server's ``SwiduxSyncWire/PushResponse/scope``
+/// the cursor, versions and client id belong to; absent before the first answer).
 enum SyncSchema {
     static let outbox = "swidux_sync_outbox"
     static let state = "swidux_sync_state"
@@ -21,6 +26,7 @@ enum SyncSchema {
     static let version = "swidux_sync_version"
     static let pending = "swidux_sync_pending"
     static let parked = "swidux_sync_parked"
+    static let setAside = "swidux_sync_set_aside"
 
     /// Creates what is missing: tables, triggers; queues the existing rows of a table
     /// synced for the first time — in the caller's transaction.
@@ -37,6 +43,8 @@ enum SyncSchema {
                 id INTEGER PRIMARY KEY, payload BLOB NOT NULL, through_seq INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS \(parked) (
                 tbl TEXT NOT NULL, rid NOT NULL, version INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (tbl, rid));
+            CREATE TABLE IF NOT EXISTS \(setAside) (
+                tbl TEXT NOT NULL, rid NOT NULL, bytes INTEGER NOT NULL, PRIMARY KEY (tbl, rid));
             INSERT OR IGNORE INTO \(state) (key, value) VALUES ('cursor', 0), ('nextMutation', 1);
             """)
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
@@ -77,7 +85,7 @@ enum SyncSchema {
 
     /// `true` when the schema and the triggers of `tables` exist (nothing to write).
     static func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
-        guard try db.tableExists(parked), try db.tableExists(knownTables) else { return false }
+        guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside) else { return false }
         for table in tables {
             let triggers = try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)

@@ -42,8 +42,9 @@ struct SyncTransport: Sendable {
         case 401:
             throw SyncError.unauthorized
         default:
-            let message = (try? JSONDecoder().decode(SyncErrorBody.self, from: data))?.error
-                ?? String(decoding: data.prefix(500), as: UTF8.self)
+            let body = try? JSONDecoder().decode(SyncErrorBody.self, from: data)
+            let message = body?.error ?? String(decoding: data.prefix(500), as: UTF8.self)
+            if let code = body?.code { throw CodedRefusal(code: code, status: status, message: message) }
             throw SyncError.rejected(status: status, message: message)
         }
     }
@@ -80,6 +81,16 @@ struct SyncTransport: Sendable {
             box.cancel()
         }
     }
+}
+
+/// A refusal the client acts on (409 with a ``SyncErrorBody/Code``); ``SyncClient`` turns
+/// one it does not handle into ``SyncError/rejected(status:message:)``.
+struct CodedRefusal: Error {
+    let code: SyncErrorBody.Code
+    let status: Int
+    let message: String
+
+    var syncError: SyncError { .rejected(status: status, message: message) }
 }
 
 /// The running data task, for cancellation from another thread.

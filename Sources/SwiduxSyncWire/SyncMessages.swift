@@ -7,18 +7,25 @@ public struct PushRequest: Hashable, Sendable, Codable {
     /// The client's stable id (one per local database file).
     public var clientID: String
     /// Mutations in increasing ``SyncMutation/id`` order. The server applies those with an
-    /// id greater than the last it applied for this client and skips the others (a retried
-    /// push is applied once).
+    /// id greater than the last it applied for this client; one with an id it already
+    /// applied is a replay when its content is the same (the original results are answered,
+    /// nothing is applied again) and refused with 409 ``SyncErrorBody/Code/mutationConflict``
+    /// when it differs (a copied or restored database file: the client takes a new client id).
     public var mutations: [SyncMutation]
+    /// The ``PushResponse/scope`` the client's state belongs to, when it knows one: the
+    /// server refuses the push with 409 ``SyncErrorBody/Code/scopeChanged`` when it is not
+    /// its own (another space's token, or a replaced server database). Optional.
+    public var scope: String?
 
     /// A push.
     ///
     /// ```swift
     /// PushRequest(clientID: "…", mutations: [])
     /// ```
-    public init(clientID: String, mutations: [SyncMutation]) {
+    public init(clientID: String, mutations: [SyncMutation], scope: String? = nil) {
         self.clientID = clientID
         self.mutations = mutations
+        self.scope = scope
     }
 }
 
@@ -45,27 +52,38 @@ public struct SyncMutation: Hashable, Sendable, Codable {
     }
 }
 
-/// The answer to a push: the last mutation id the server has applied for the client, and
-/// what became of each change of the mutations it applied now.
+/// The answer to a push: the last mutation id the server has applied for the client, the
+/// mutations this request acknowledges, and what became of each of their changes.
 ///
 /// ```swift
 /// let response = try JSONDecoder().decode(PushResponse.self, from: body)
 /// for result in response.results where !result.applied { /* the server kept `result.current` */ }
 /// ```
 public struct PushResponse: Hashable, Sendable, Codable {
-    /// The last mutation id applied for this client (all mutations up to it are acknowledged).
+    /// The last mutation id applied for this client.
     public var lastMutationID: Int64
-    /// One result per change of each mutation applied by this request (none for skipped ones).
+    /// One result per change of each acknowledged mutation, in order: applied by this
+    /// request, or by an earlier one whose answer was lost (then the original results).
     public var results: [SyncResult]
+    /// The ids of the request's mutations this answer acknowledges, in order (every one of
+    /// them, from a server that writes this field; a client deletes exactly these). `nil`
+    /// from an older server.
+    public var acknowledged: [Int64]?
+    /// The identity of the state the client syncs with: the server database's identity and
+    /// the token's space. A cursor and mutation ids belong to one scope; when it changes,
+    /// the client syncs as for the first time. `nil` from an older server.
+    public var scope: String?
 
     /// A push answer.
     ///
     /// ```swift
-    /// PushResponse(lastMutationID: 8, results: [])
+    /// PushResponse(lastMutationID: 8, results: [], acknowledged: [8], scope: "…")
     /// ```
-    public init(lastMutationID: Int64, results: [SyncResult]) {
+    public init(lastMutationID: Int64, results: [SyncResult], acknowledged: [Int64]? = nil, scope: String? = nil) {
         self.lastMutationID = lastMutationID
         self.results = results
+        self.acknowledged = acknowledged
+        self.scope = scope
     }
 }
 
@@ -119,16 +137,24 @@ public struct PullResponse: Hashable, Sendable, Codable {
     public var cursor: Int64
     /// `true` when more rows follow (the page was cut at the limit).
     public var hasMore: Bool
+    /// The space's high-water mark: its highest row version (0 when empty). A client whose
+    /// cursor is past it pulls again from 0. `nil` from an older server.
+    public var end: Int64?
+    /// The identity of the state the cursor belongs to (see ``PushResponse/scope``). `nil`
+    /// from an older server.
+    public var scope: String?
 
     /// A page.
     ///
     /// ```swift
     /// PullResponse(rows: [], cursor: 0, hasMore: false)
     /// ```
-    public init(rows: [SyncRow], cursor: Int64, hasMore: Bool) {
+    public init(rows: [SyncRow], cursor: Int64, hasMore: Bool, end: Int64? = nil, scope: String? = nil) {
         self.rows = rows
         self.cursor = cursor
         self.hasMore = hasMore
+        self.end = end
+        self.scope = scope
     }
 }
 
@@ -158,11 +184,32 @@ public struct TablesRequest: Hashable, Sendable, Codable {
 public struct SyncErrorBody: Hashable, Sendable, Codable {
     /// What was wrong.
     public var error: String
+    /// A machine-readable cause, for the refusals a client acts on (409). `nil` otherwise.
+    public var code: Code?
+
+    /// The causes a client acts on.
+    ///
+    /// ```swift
+    /// if body.code == .mutationConflict { /* take a new client id, push again */ }
+    /// ```
+    public enum Code: String, Hashable, Sendable, Codable {
+        /// 409: a mutation id this client already used carries another content (the
+        /// database file was copied or restored from a backup). Nothing was applied; the
+        /// client takes a new client id and pushes its pending changes again.
+        case mutationConflict = "mutation_conflict"
+        /// 409: the push's ``PushRequest/scope`` is not the server's (another space's token,
+        /// or a replaced server database). Nothing was applied; the client syncs as for the
+        /// first time (pull everything, push everything).
+        case scopeChanged = "scope_changed"
+    }
 
     /// An error body.
     ///
     /// ```swift
     /// SyncErrorBody(error: "missing bearer token")
     /// ```
-    public init(error: String) { self.error = error }
+    public init(error: String, code: Code? = nil) {
+        self.error = error
+        self.code = code
+    }
 }

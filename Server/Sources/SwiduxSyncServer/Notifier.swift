@@ -63,11 +63,15 @@ actor Notifier {
         for continuation in all.values.flatMap(\.values) { continuation.resume() }
     }
 
-    /// Listens until cancelled, reconnecting after a failure.
+    /// Listens until cancelled, reconnecting after a failure: after 250 ms, then backing
+    /// off to 10 s while PostgreSQL stays away, logging the 1st, 2nd, 4th, 8th… failure only.
     func run(configuration: PostgresConnection.Configuration, logger: Logger) async {
+        var failures = 0
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                if failures > 0 { logger.info("the LISTEN connection works again", metadata: ["failures": "\(failures)"]) }
+                failures = 0
                 try await withTaskCancellationHandler {
                     try await connection.listen(on: Push.channel) { notifications in
                         wakeAll()
@@ -80,10 +84,18 @@ actor Notifier {
                 }
                 try? await connection.close()
             } catch {
-                if !Task.isCancelled { logger.warning("the LISTEN connection failed; reconnecting", metadata: ["error": "\(error)"]) }
+                failures += 1
+                if !Task.isCancelled, failures.nonzeroBitCount == 1 {
+                    logger.warning("the LISTEN connection failed; reconnecting", metadata: ["error": "\(error)", "failures": "\(failures)"])
+                }
             }
             wakeAll()
-            try? await Task.sleep(for: .milliseconds(250))
+            try? await Task.sleep(for: Self.reconnectDelay(failures: failures))
         }
+    }
+
+    /// 250 ms, doubling per consecutive failure, at most 10 s.
+    static func reconnectDelay(failures: Int) -> Duration {
+        .milliseconds(min(10_000, 250 << min(failures, 6)))
     }
 }

@@ -2,7 +2,8 @@ import Logging
 import PostgresNIO
 import SwiduxSyncWire
 
-/// Reads one page of a space's rows after a cursor, in version order.
+/// Reads one page of a space's rows after a cursor, in version order, with the space's
+/// high-water mark (its highest version: a client whose cursor is past it pulls from 0 again).
 ///
 /// ```swift
 /// let page = try await Pull.page(space: space, after: cursor, limit: 500, client: client, logger: logger)
@@ -21,6 +22,10 @@ enum Pull {
         }
         let hasMore = page.count > limit
         if hasMore { page.removeLast() }
-        return PullResponse(rows: page, cursor: page.last?.version ?? cursor, hasMore: hasMore)
+        var end: Int64 = 0
+        for try await value in try await client.query(
+            "SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)", logger: logger
+        ).decode(Int64.self) { end = value }
+        return PullResponse(rows: page, cursor: page.last?.version ?? cursor, hasMore: hasMore, end: max(end, page.last?.version ?? 0))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 import SwiduxSyncWire
@@ -5,12 +6,15 @@ import SwiduxSyncWire
 /// Applies a ``PushRequest`` to one space, in one PostgreSQL transaction.
 ///
 /// Under a per-space advisory lock (so that versions in a space are assigned in commit
-/// order and a pull never passes a version committed later), it skips the mutations the
-/// client already pushed (ids up to its `last_mutation`), applies the others in order —
+/// order and a pull never passes a version committed later), it answers the mutations the
+/// client already pushed (ids up to its `last_mutation`) with their original results when
+/// their content is the same (a replay: the first answer was lost) and refuses the whole
+/// request with 409 when it differs (a copied or restored client file), applies the others in order —
 /// insert: upsert the live row; update: the same, unless the row is a tombstone newer than
 /// the change's base version (delete wins over a stale update: refused, the tombstone is
 /// the result); delete: a tombstone (no new version when it already is one) — gives every
-/// written row a new version from `sync_version`, records the last mutation, and notifies
+/// written row a new version from `sync_version`, records each mutation (`sync_mutations`)
+/// and the last one, and notifies
 /// `swidux_push`. A table the space did not declare fails the whole request.
 ///
 /// ```swift
@@ -21,6 +25,14 @@ enum Push {
     static let channel = "swidux_push"
     /// The first key of the per-space advisory locks (the second is the space's id).
     static let spaceLockClass: Int32 = 0x5357_4458
+
+    /// One mutation, validated: its changes and its canonical JSON (sorted keys), whose
+    /// SHA-256 tells a replay from a conflict.
+    private struct PreparedMutation {
+        let id: Int64
+        let changes: [Prepared]
+        let canonical: String
+    }
 
     /// One change, validated and encoded for the database.
     private struct Prepared {
@@ -56,27 +68,77 @@ enum Push {
             ).decode(Int64.self) { last = value }
 
             var results: [SyncResult] = []
+            var acknowledged: [Int64] = []
             var wrote = false
-            for mutation in mutations where mutation.id > last {
-                let (mutationResults, mutationWrote) = try await applyMutation(mutation.changes, space: space, connection: connection, logger: logger)
-                results += mutationResults
-                wrote = wrote || mutationWrote
-                last = mutation.id
+            for mutation in mutations {
+                if mutation.id > last {
+                    let (mutationResults, mutationWrote) = try await applyMutation(mutation.changes, space: space, connection: connection, logger: logger)
+                    try await connection.query("""
+                        INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
+                        VALUES (\(space), \(request.clientID), \(mutation.id), sha256(convert_to(\(mutation.canonical), 'UTF8')),
+                                \(mutationResults.map(\.current.version)), \(mutationResults.map(\.applied)))
+                        """, logger: logger)
+                    results += mutationResults
+                    wrote = wrote || mutationWrote
+                    last = mutation.id
+                } else {
+                    results += try await replay(mutation, space: space, clientID: request.clientID, connection: connection, logger: logger)
+                }
+                acknowledged.append(mutation.id)
             }
             try await connection.query(
                 "UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)",
                 logger: logger)
+            try await connection.query("""
+                DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(last - keptMutations)
+                """, logger: logger)
             if wrote {
                 try await connection.query("SELECT pg_notify(\(channel), \(String(space)))", logger: logger)
             }
-            return PushResponse(lastMutationID: last, results: results)
+            return PushResponse(lastMutationID: last, results: results, acknowledged: acknowledged)
+        }
+    }
+
+    /// How many of a client's last mutations are remembered for replays (an older id is
+    /// answered 409 like a conflict: the client re-identifies and pushes again, losing nothing).
+    static let keptMutations: Int64 = 1000
+
+    /// The original results of a mutation applied by an earlier request (its answer was
+    /// lost); 409 ``SyncErrorBody/Code/mutationConflict`` when the id was used for another
+    /// content (or is too old to be remembered).
+    private static func replay(_ mutation: PreparedMutation, space: Int64, clientID: String, connection: PostgresConnection,
+                               logger: Logger) async throws -> [SyncResult] {
+        var stored: (versions: [Int64], applied: [Bool])?
+        for try await (versions, applied) in try await connection.query("""
+            SELECT versions, applied FROM sync_mutations
+            WHERE space = \(space) AND client_id = \(clientID) AND id = \(mutation.id)
+              AND hash = sha256(convert_to(\(mutation.canonical), 'UTF8'))
+            """, logger: logger).decode(([Int64], [Bool]).self) {
+            stored = (versions, applied)
+        }
+        guard let stored, stored.versions.count == mutation.changes.count, stored.applied.count == mutation.changes.count else {
+            throw RequestFailure.conflict(.mutationConflict, "mutation \(mutation.id) of client \(clientID) was already applied with another content (a copied or restored database file?): nothing was applied; push again under a new client id")
+        }
+        return zip(mutation.changes, zip(stored.versions, stored.applied)).map { prepared, outcome in
+            let change = prepared.change
+            let (version, applied) = outcome
+            let deleted = !applied || change.kind == .delete
+            return SyncResult(table: change.table, id: change.id, applied: applied,
+                              current: SyncRow(table: change.table, id: change.id, version: version, deleted: deleted,
+                                               columns: deleted ? nil : change.columns))
         }
     }
 
     /// Checks the request's shape (400 with the reason) and encodes every change.
-    private static func validate(_ request: PushRequest) throws -> [(id: Int64, changes: [Prepared])] {
+    private static func validate(_ request: PushRequest) throws -> [PreparedMutation] {
+        let canonical = JSONEncoder()
+        canonical.outputFormatting = .sortedKeys
         guard !request.clientID.isEmpty, request.clientID.utf8.count <= 200 else {
             throw RequestFailure.badRequest("invalid clientID: it must have 1 to 200 bytes")
+        }
+        // PostgreSQL text cannot hold U+0000 (ids and the client id are stored as text).
+        guard !request.clientID.utf8.contains(0) else {
+            throw RequestFailure.badRequest("invalid clientID: it contains a NUL character (U+0000)")
         }
         let json = WireJSON()
         var previous: Int64 = 0
@@ -91,6 +153,9 @@ enum Push {
                     throw RequestFailure.badRequest("invalid table name \"\(change.table)\"")
                 }
                 let rid = change.id.key
+                guard !rid.utf8.contains(0) else {
+                    throw RequestFailure.badRequest("invalid id of \(change.table) in mutation \(mutation.id): it contains a NUL character (U+0000)")
+                }
                 guard seen.insert([change.table, rid]).inserted else {
                     throw RequestFailure.badRequest("mutation \(mutation.id) changes \(change.table) \(rid) twice")
                 }
@@ -104,7 +169,8 @@ enum Push {
                 return Prepared(change: change, rid: rid, idJSON: try encode(change.id, json, what: "id of \(change.table)"),
                                 columnsJSON: columnsJSON)
             }
-            return (mutation.id, changes)
+            let text = String(decoding: try canonical.encode(mutation), as: UTF8.self)
+            return PreparedMutation(id: mutation.id, changes: changes, canonical: text)
         }
     }
 

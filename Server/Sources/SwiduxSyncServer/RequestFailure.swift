@@ -5,9 +5,13 @@ import SwiduxSyncWire
 struct RequestFailure: Error, CustomStringConvertible {
     let status: HTTPResponse.Status
     let description: String
+    var code: SyncErrorBody.Code? = nil
 
     static func unauthorized(_ message: String) -> Self { .init(status: .unauthorized, description: message) }
     static func badRequest(_ message: String) -> Self { .init(status: .badRequest, description: message) }
+    static func conflict(_ code: SyncErrorBody.Code, _ message: String) -> Self {
+        .init(status: .conflict, description: message, code: code)
+    }
     static let tooLarge = Self(status: .contentTooLarge,
                                description: "the request body is larger than \(SyncProtocol.maxBodyBytes) bytes (SyncProtocol.maxBodyBytes)")
 }

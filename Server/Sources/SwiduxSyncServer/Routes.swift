@@ -6,9 +6,12 @@ import SwiduxSyncWire
 
 /// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
 /// `PUT /v1/tables`, each behind a bearer token. Refusals are answered with a
-/// ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 400 (body, table, query), 413 (size).
+/// ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 400 (body, table, query), 409 (a used
+/// mutation id with another content, another scope: with a code), 413 (size).
 struct Routes: Sendable {
     let client: PostgresClient
+    /// The database's identity (``Schema/identity(_:logger:)``), the first half of every scope.
+    let identity: String
     let notifier: Notifier
     let logger: Logger
 
@@ -21,7 +24,13 @@ struct Routes: Sendable {
     private func push(_ request: Request) async throws -> Response {
         let space = try await authenticate(request)
         let body = try await decode(PushRequest.self, from: request)
-        return try json(try await Push.apply(body, space: space, client: client, logger: logger))
+        let own = scope(of: space)
+        if let claimed = body.scope, claimed != own {
+            throw RequestFailure.conflict(.scopeChanged, "the push's scope \(claimed) is not this server's \(own) (another space's token, or a replaced server database): sync as for the first time")
+        }
+        var response = try await Push.apply(body, space: space, client: client, logger: logger)
+        response.scope = own
+        return try json(response)
     }
 
     private func pull(_ request: Request) async throws -> Response {
@@ -37,6 +46,7 @@ struct Routes: Sendable {
             await notifier.wait(space: space, after: seen, timeout: .seconds(wait))
             page = try await Pull.page(space: space, after: after, limit: cut, client: client, logger: logger)
         }
+        page.scope = scope(of: space)
         return try json(page)
     }
 
@@ -51,6 +61,9 @@ struct Routes: Sendable {
             """, logger: logger)
         return Response(status: .noContent)
     }
+
+    /// What a client's cursor and mutation ids belong to: this database and the space.
+    private func scope(of space: Int64) -> String { "\(identity)/\(space)" }
 
     /// The space of the request's bearer token; 401 without a valid one.
     private func authenticate(_ request: Request) async throws -> Int64 {
@@ -78,6 +91,9 @@ struct Routes: Sendable {
             buffer = try await request.body.collect(upTo: SyncProtocol.maxBodyBytes)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw RequestFailure.tooLarge
+        } catch is NIOTooManyBytesError {
+            // A chunked body (no Content-Length) past the limit.
+            throw RequestFailure.tooLarge
         }
         do {
             return try JSONDecoder().decode(type, from: Data(buffer.readableBytesView))
@@ -104,7 +120,7 @@ struct Routes: Sendable {
         do {
             return try await handler()
         } catch let failure as RequestFailure {
-            return (try? json(SyncErrorBody(error: failure.description), status: failure.status)) ?? Response(status: failure.status)
+            return (try? json(SyncErrorBody(error: failure.description, code: failure.code), status: failure.status)) ?? Response(status: failure.status)
         } catch {
             logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return (try? json(SyncErrorBody(error: "internal server error"), status: .internalServerError))

@@ -8,6 +8,10 @@ import PostgresNIO
 /// - `sync_tokens(hash, space, revoked)`: bearer tokens, only as their SHA-256.
 /// - `sync_tables(space, tbl)`: the tables each space declared (`PUT /v1/tables`).
 /// - `sync_clients(space, client_id, last_mutation)`: the last mutation applied per client.
+/// - `sync_mutations(space, client_id, id, hash, versions, applied)`: the last
+///   ``Push/keptMutations`` mutations applied per client: their content's SHA-256 and each
+///   change's outcome (replays, conflicts).
+/// - `sync_identity(id)`: the database's random identity (part of every answer's scope).
 /// - `sync_version`: the one sequence every row version comes from.
 /// - `sync_rows(space, tbl, rid, id, version, deleted, columns)`: the latest state of every
 ///   row, live or a tombstone (`rid` is ``SwiduxSyncWire/SyncValue/key``; `id` and `columns`
@@ -59,6 +63,25 @@ public enum Schema {
             """,
             "CREATE INDEX sync_rows_space_version ON sync_rows (space, version)",
         ],
+        [
+            // Issue 29: the mutations applied per client (the SHA-256 of their canonical JSON,
+            // and each change's outcome), so that a replayed push gets its original results
+            // and a used id with another content is refused (a copied or restored client file).
+            """
+            CREATE TABLE sync_mutations (
+                space bigint NOT NULL REFERENCES sync_spaces(id),
+                client_id text NOT NULL,
+                id bigint NOT NULL,
+                hash bytea NOT NULL,
+                versions bigint[] NOT NULL,
+                applied boolean[] NOT NULL,
+                PRIMARY KEY (space, client_id, id))
+            """,
+            // The database's identity: a new database (replaced, re-created) gets a new one,
+            // and clients that synced with the old one sync as for the first time.
+            "CREATE TABLE sync_identity (id text NOT NULL)",
+            "INSERT INTO sync_identity (id) VALUES (md5(random()::text || clock_timestamp()::text))",
+        ],
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting servers.
@@ -89,5 +112,19 @@ public enum Schema {
             try await connection.query("INSERT INTO sync_schema (version) VALUES (\(migrations.count))", logger: logger)
             logger.info("sync schema migrated", metadata: ["from": "\(current)", "to": "\(migrations.count)"])
         }
+    }
+
+    /// The database's identity (`sync_identity`), after ``migrate(_:logger:)``.
+    ///
+    /// ```swift
+    /// let identity = try await Schema.identity(client, logger: logger)
+    /// ```
+    static func identity(_ client: PostgresClient, logger: Logger) async throws -> String {
+        var identity: String?
+        for try await id in try await client.query("SELECT id FROM sync_identity LIMIT 1", logger: logger).decode(String.self) {
+            identity = id
+        }
+        if let identity { return identity }
+        throw SyncServerError("the database has no sync_identity row (delete sync_schema to migrate again)")
     }
 }

@@ -47,11 +47,15 @@ public struct SyncServer: Sendable {
         let notifier = Notifier()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
-            do { try await Schema.migrate(client, logger: logger) } catch { throw postgres.explain(error) }
+            let identity: String
+            do {
+                try await Schema.migrate(client, logger: logger)
+                identity = try await Schema.identity(client, logger: logger)
+            } catch { throw postgres.explain(error) }
             let listen = postgres.connectionConfiguration
             group.addTask { await notifier.run(configuration: listen, logger: logger) }
             let router = Router()
-            Routes(client: client, notifier: notifier, logger: logger).add(to: router)
+            Routes(client: client, identity: identity, notifier: notifier, logger: logger).add(to: router)
             let app = Application(
                 router: router,
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),

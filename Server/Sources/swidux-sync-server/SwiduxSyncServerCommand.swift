@@ -59,15 +59,27 @@ struct Token: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a token: it gets 401 from now on.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a token: it gets 401 from now on.",
+            discussion: "The token comes from --token, else SWIDUX_SYNC_TOKEN, else the first line of standard input (so that it need not appear in `ps`).")
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "The token to revoke.") var token: String
+        @Option(help: "The token to revoke (default: $SWIDUX_SYNC_TOKEN, else a line read from standard input).") var token: String?
 
         func run() async throws {
+            let token = try resolvedToken()
             try await withClient(database) { client, logger in
                 try await Tokens.revoke(token, client: client, logger: logger)
             }
             print("revoked")
+        }
+
+        private func resolvedToken() throws -> String {
+            if let token, !token.isEmpty { return token }
+            if let token = ProcessInfo.processInfo.environment["SWIDUX_SYNC_TOKEN"], !token.isEmpty { return token }
+            guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+                throw ValidationError("no token to revoke: pass --token, set SWIDUX_SYNC_TOKEN, or write it on standard input")
+            }
+            return line
         }
     }
 }
@@ -81,7 +93,12 @@ func withClient<T: Sendable>(_ database: DatabaseOptions,
     try await url.checkReachable(logger: logger)
     var configuration = url.clientConfiguration
     configuration.options.connectTimeout = .seconds(5)
-    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    // The pool's own logger stays quiet: a command may lease its first connection before
+    // `run()` has started (a harmless race the pool logs as a warning, issue 29 item 18);
+    // real failures reach the queries and are reported from there.
+    var background = logger
+    background.logLevel = .error
+    let client = PostgresClient(configuration: configuration, backgroundLogger: background)
     return try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { await client.run(); return nil }
         defer { group.cancelAll() }

@@ -95,13 +95,23 @@ struct PushPullTests {
             let second = try await a.pushAnswer(body)
             #expect(second.status == 200)
             let response = try second.decode(PushResponse.self)
-            #expect(response.lastMutationID == 2 && response.results.isEmpty)
+            // The replay is answered with the original results (issue 29 item 7).
+            let original = try first.decode(PushResponse.self)
+            #expect(response.lastMutationID == 2 && response.results == original.results)
+            #expect(response.acknowledged == [1, 2])
             #expect(try await server.snapshot() == before)
-            // A request repeating mutation 2 and adding 3 applies only 3.
-            let third = try await a.push(PushRequest(clientID: a.clientID, mutations: [
+            // Mutation 2 with another content is refused (issue 29 item 3), 3 with it.
+            let conflict = try await a.pushAnswer(try JSONEncoder().encode(PushRequest(clientID: a.clientID, mutations: [
                 SyncMutation(id: 2, changes: [todo("2", .update, title: "changed")]), SyncMutation(id: 3, changes: [todo("3")]),
+            ])))
+            #expect(conflict.status == 409)
+            #expect(try await server.snapshot() == before)
+            // A request repeating mutation 2 as it was and adding 3 applies only 3.
+            let third = try await a.push(PushRequest(clientID: a.clientID, mutations: [
+                SyncMutation(id: 2, changes: [todo("2")]), SyncMutation(id: 3, changes: [todo("3")]),
             ]))
-            #expect(third.lastMutationID == 3 && third.results.map(\.id) == [.text("3")])
+            #expect(third.lastMutationID == 3 && third.results.map(\.id) == [.text("2"), .text("3")])
+            #expect(third.acknowledged == [2, 3])
             let rows = try await a.pull().rows
             #expect(rows.first { $0.id == .text("2") }?.columns?["title"] == .text("2"))
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import SwiduxSync
 
 /// `--sync <url>` and `--sync-token <token>` (else `TODOS_SYNC_URL`, `TODOS_SYNC_TOKEN`).
@@ -40,6 +41,22 @@ extension AppDatabase {
     /// The tables `todos` syncs.
     static let syncTables: [SyncTable] = [.table(lists), .table(tags), .table(items), .table(itemTags)]
 
+    /// The items whose change the sync client set aside as too large to send (their id as
+    /// `todos` prints it, and their title).
+    func setAsideItems() throws -> [(id: String, title: String)] {
+        try database.writer.read { db in
+            guard try db.tableExists("swidux_sync_set_aside") else { return [] }
+            return try Row.fetchAll(db, sql: """
+                SELECT i.id, i.title FROM swidux_sync_set_aside s JOIN \(TodoItem.databaseTableName) i ON i.id = s.rid
+                WHERE s.tbl = ? ORDER BY i.id
+                """, arguments: [TodoItem.databaseTableName]).map { row in
+                let data: Data = row[0]
+                let id = data.count == 16 ? UUID(uuid: data.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }).uuidString.lowercased() : data.base64EncodedString()
+                return (id, row[1])
+            }
+        }
+    }
+
     /// A sync client for this database.
     func syncClient(url: URL, token: String) throws -> SyncClient {
         try SyncClient(database: database, server: url, token: token, tables: Self.syncTables)
@@ -51,7 +68,8 @@ extension TodosCommand {
         static let configuration = CommandConfiguration(
             abstract: "Sync with the server once: push every local change, pull every new one.",
             discussion: """
-                Exits 0 only when the server acknowledged every local change. A refused token \
+                Exits 0 only when the server acknowledged every local change. A change too large \
+                for the server is named and set aside (the rest syncs; exit non-zero). A refused token \
                 or an unreachable server exits non-zero and says which; nothing local is lost \
                 (the changes stay queued for the next sync). Creates the database if there is none.
                 """)
@@ -83,6 +101,20 @@ extension TodosCommand {
             print("synced: pushed \(report.pushed), pulled \(report.pulled)"
                   + (report.refused > 0 ? ", \(report.refused) refused (deleted elsewhere)" : "")
                   + (report.parked > 0 ? ", \(report.parked) waiting for their list or item" : ""))
+            if report.reidentified {
+                print("this database file was copied or restored from a backup: it now syncs under a new client id (nothing was lost)")
+            }
+            if report.rebased {
+                print("the server's space or database changed: synced as for the first time (pushed every row, pulled everything)")
+            }
+            if !report.setAside.isEmpty {
+                let named = (try? database.setAsideItems()) ?? []
+                var lines = named.map { "item \($0.id) \"\($0.title.prefix(40))…\" was not synced: too large for the sync server (16 MiB at most); it stays in this file, shorten it to sync it" }
+                if named.count < report.setAside.count {
+                    lines += report.setAside.filter { $0.table != TodoItem.databaseTableName }.map { "\($0) was not synced: too large for the sync server" }
+                }
+                throw TodosError(lines.joined(separator: "\n"))
+            }
             if report.pending > 0 {
                 throw TodosError("\(report.pending) local change\(report.pending == 1 ? " is" : "s are") not acknowledged yet; run `todos sync` again")
             }
