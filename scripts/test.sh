@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The test command (README, "run the tests"; .ci/run runs it): every test of the package and of
+# Server/. Four `swift test` runs of the main package, so that the tests that start many
+# processes — the app's process tests (TodosAppTests), the scaffolder's generated-project
+# builds (SwiduxCLITests) and the many-writers tests (real `todos` UIs, a shell loop,
+# plain-SQL processes) — do not starve the library tests' time limits on a 2-core machine. Set-up first: `bash scripts/setup.sh server`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build --build-tests
+swift test --skip-build --skip 'ManyWriters|SwiduxCLITests|TodosAppTests'
+swift test --skip-build --filter 'TodosAppTests' --skip 'ManyWriters'
+swift test --skip-build --filter 'SwiduxCLITests'
+swift test --skip-build --filter 'ManyWriters'
+swift test --package-path Server
