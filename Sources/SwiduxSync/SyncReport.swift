@@ -17,7 +17,7 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// Local changes not acknowledged yet (0 after a successful ``SyncClient/sync()``
     /// unless the app changed something meanwhile).
     public var pending = 0
-    /// Local changes too large for the server (over ``SwiduxSyncWire/SyncProtocol/maxBodyBytes``):
+    /// Local changes too large for the server (over SwiduxSyncWire's `SyncProtocol.maxBodyBytes`):
     /// kept locally, not sent, and listed here until the row changes again; everything else
     /// syncs.
     public var setAside: [SetAsideChange] = []

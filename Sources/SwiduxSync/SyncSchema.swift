@@ -17,7 +17,7 @@ import GRDB
 /// - `swidux_sync_set_aside(tbl, rid, bytes)`: rows whose change is too large to send
 ///   (reported until the row changes again and is acknowledged).
 ///
-/// `swidux_sync_state` also holds `scope` (the server's ``SwiduxSyncWire/PushResponse/scope``
+/// `swidux_sync_state` also holds `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
 /// the cursor, versions and client id belong to; absent before the first answer).
 enum SyncSchema {
     static let outbox = "swidux_sync_outbox"
