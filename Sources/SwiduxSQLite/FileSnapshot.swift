@@ -8,8 +8,13 @@ struct FileSnapshot: Equatable {
     var modification: Date?
     var walSize: UInt64?
     var rollbackJournal: Bool
-    var isWALMode: Bool
 
+    /// Reads only metadata (`stat`): it never opens the file. A process that closes any
+    /// descriptor of a database file drops every POSIX lock it holds on it, SQLite's
+    /// included; another process then takes the file for its last user, checkpoints and
+    /// deletes the `-wal` under this process's connections, and writes on both sides are
+    /// lost (issue 27: the many-writers model test lost another process's inserts when a
+    /// second `SwiduxDatabase` opened the file).
     init(path: String) {
         let fileManager = FileManager.default
         let attributes = try? fileManager.attributesOfItem(atPath: path)
@@ -18,13 +23,19 @@ struct FileSnapshot: Equatable {
         modification = attributes?[.modificationDate] as? Date
         walSize = ((try? fileManager.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?.uint64Value
         rollbackJournal = fileManager.fileExists(atPath: path + "-journal")
-        var header = [UInt8](repeating: 0, count: 20)
-        if let handle = FileHandle(forReadingAtPath: path) {
-            let data = (try? handle.read(upToCount: 20)) ?? Data()
-            try? handle.close()
-            header = Array(data)
-        }
-        isWALMode = header.count == 20 && header[18] == 2 && header[19] == 2
+    }
+
+    /// Whether the header of the file at `path` says WAL mode (bytes 18 and 19 are 2).
+    ///
+    /// It opens and closes the file, which drops this process's POSIX locks on it (see
+    /// ``init(path:)``): call it only when no connection of this process can hold the
+    /// file, as when there is no `-wal` and its directory cannot be written.
+    static func headerSaysWAL(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        let data = (try? handle.read(upToCount: 20)) ?? Data()
+        try? handle.close()
+        let header = Array(data)
+        return header.count == 20 && header[18] == 2 && header[19] == 2
     }
 
     /// A `-wal` or `-journal` exists: a connection may have the database open, or crashed.

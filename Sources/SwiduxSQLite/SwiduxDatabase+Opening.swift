@@ -108,7 +108,9 @@ extension SwiduxDatabase {
         let snapshot = FileSnapshot(path: path)
         let directory = (path as NSString).deletingLastPathComponent
         let directoryWritable = FileManager.default.isWritableFile(atPath: directory.isEmpty ? "." : directory)
-        let location = snapshot.hasJournal || directoryWritable || !snapshot.isWALMode ? path : immutableLocation(path)
+        // Without a `-wal` in a directory that cannot be written, no connection of this
+        // process can hold the file, so reading its header (open, close) is safe.
+        let location = snapshot.hasJournal || directoryWritable || !FileSnapshot.headerSaysWAL(path: path) ? path : immutableLocation(path)
         do {
             do {
                 return try DatabaseQueue(path: location, configuration: readOnly)
