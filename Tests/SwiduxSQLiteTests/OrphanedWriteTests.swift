@@ -14,55 +14,74 @@ import Testing
 struct OrphanedWriteTests {
     enum OtherWriter: CaseIterable, Sendable { case connection, process }
 
-    /// Runs `sql` as another writer on the file at `path`.
-    static func otherWriter(_ kind: OtherWriter, path: String, sql: String, in directory: borrowing TemporaryDirectory) async throws {
-        switch kind {
-        case .connection:
-            let other = try DatabaseQueue(path: path)
-            try await other.write { db in try db.execute(sql: sql) }
-            try other.close()
-        case .process:
-            let writer = try CrashAtomicityTests.crashWriterPath()
-            #expect(try await ChildProcess.run([writer, "raw-sql", path, sql], output: directory.path("child.log")) == 0)
-        }
-    }
-
     final class Reports {
         var vanished: [VanishedEntities] = []
         var errors: [PersistenceWriteFailure] = []
+        var orphaned: [String] { vanished.first { $0.reason == .orphaned }?.ids.compactMap { $0 as? String } ?? [] }
     }
 
-    static func middleware(_ database: SwiduxDatabase, reports: Reports) -> PersistenceMiddleware<TestState> {
-        let persistence = PersistenceMiddleware<TestState>(writers: [
-            database.stateWriter(for: \TestState.items, table: Schema.items),
-            database.stateWriter(for: \TestState.folders, table: Schema.folders),
-            database.stateWriter(for: \TestState.todos, table: Schema.todos),
-        ], clock: TestClock())
-        persistence.onVanished = { reports.vanished.append($0) }
-        persistence.onError = { reports.errors.append($0) }
-        return persistence
+    /// A database file in a temporary directory, a persistence middleware writing items,
+    /// folders and todos to it, and what the middleware reported.
+    @MainActor
+    final class Fixture {
+        let directory: TemporaryDirectory
+        let path: String
+        let database: SwiduxDatabase
+        let reports = Reports()
+        let persistence: PersistenceMiddleware<TestState>
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            path = directory.path("app.sqlite")
+            database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+            persistence = PersistenceMiddleware<TestState>(writers: [
+                database.stateWriter(for: \TestState.items, table: Schema.items),
+                database.stateWriter(for: \TestState.folders, table: Schema.folders),
+                database.stateWriter(for: \TestState.todos, table: Schema.todos),
+            ], clock: TestClock())
+            persistence.onVanished = { [reports] in reports.vanished.append($0) }
+            persistence.onError = { [reports] in reports.errors.append($0) }
+        }
+
+        /// Records the changes of `state` (as a store does after a reduce).
+        func record(_ state: inout TestState) { persistence.afterReduce(state: &state) }
+
+        /// Records the changes of `state` and flushes them.
+        func save(_ state: inout TestState) async throws {
+            persistence.afterReduce(state: &state)
+            try await persistence.flush()
+        }
+
+        /// Runs `sql` on the file as another writer: a second connection, or a real process.
+        func otherWriter(_ kind: OtherWriter, sql: String) async throws {
+            switch kind {
+            case .connection:
+                let other = try DatabaseQueue(path: path)
+                try await other.write { db in try db.execute(sql: sql) }
+                try other.close()
+            case .process:
+                let writer = try CrashAtomicityTests.crashWriterPath()
+                #expect(try await ChildProcess.run([writer, "raw-sql", path, sql], output: directory.path("child.log")) == 0)
+            }
+        }
     }
 
     @Test("A child whose parent another writer deleted is set aside; the rest of the flush and every later one is saved",
           arguments: OtherWriter.allCases)
     func orphanedInsertionIsSetAside(other: OtherWriter) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
-        let reports = Reports()
-        let persistence = Self.middleware(database, reports: reports)
+        let fixture = try Fixture()
+        let (database, reports, persistence) = (fixture.database, fixture.reports, fixture.persistence)
         var state = TestState()
         state.folders["f1"] = Folder(id: "f1", name: "Inbox")
         state.folders["f2"] = Folder(id: "f2", name: "Later")
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
 
         // A child insertion is pending while another writer deletes its parent.
         state.items["i1"] = Item(id: "i1", folderId: "f1", title: "orphan", rank: nil)
         state.items["i2"] = Item(id: "i2", folderId: "f2", title: "kept", rank: 1)
         state.todos[1] = Todo(id: 1, title: "same flush", done: false, tags: [])
-        persistence.afterReduce(state: &state)
-        try await Self.otherWriter(other, path: path, sql: "DELETE FROM folder WHERE id = 'f1'", in: directory)
+        fixture.record(&state)
+        try await fixture.otherWriter(other, sql: "DELETE FROM folder WHERE id = 'f1'")
 
         try await persistence.flush()   // does not throw
         #expect(reports.errors.isEmpty)
@@ -74,7 +93,7 @@ struct OrphanedWriteTests {
 
         // The store learns its orphan is gone, unrecorded (a hand-written store: at the next afterReduce).
         state.folders["f1"] = nil   // as following the database would
-        persistence.afterReduce(state: &state)
+        fixture.record(&state)
         #expect(state.items.ids == ["i2"])
         // Nothing of it is written back: the store deleting f1 finds no row, i1 never existed.
         try await persistence.flush()
@@ -86,8 +105,7 @@ struct OrphanedWriteTests {
         // Later changes are saved.
         state.items["i3"] = Item(id: "i3", folderId: "f2", title: "later", rank: nil)
         state.todos[2] = Todo(id: 2, title: "later", done: true, tags: [])
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
         (folders, items, todos) = try await database.hydrateAll(Schema.folders, Schema.items, Schema.todos)
         #expect(items.values == state.items.values)
         #expect(todos.values == state.todos.values)
@@ -99,29 +117,24 @@ struct OrphanedWriteTests {
     @Test("An update moving a child under a parent another writer deleted is set aside, and its row removed, as a cascade would",
           arguments: OtherWriter.allCases)
     func orphanedUpdateIsSetAside(other: OtherWriter) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
-        let reports = Reports()
-        let persistence = Self.middleware(database, reports: reports)
+        let fixture = try Fixture()
+        let (database, reports, persistence) = (fixture.database, fixture.reports, fixture.persistence)
         var state = TestState()
         state.folders["f1"] = Folder(id: "f1", name: "Inbox")
         state.folders["f2"] = Folder(id: "f2", name: "Later")
         state.items["i1"] = Item(id: "i1", folderId: "f2", title: "moved", rank: nil)
         state.items["i2"] = Item(id: "i2", folderId: "f2", title: "edited", rank: nil)
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
 
         state.items.modify("i1") { $0.folderId = "f1" }
         state.items.modify("i2") { $0.title = "edited again" }
-        persistence.afterReduce(state: &state)
-        try await Self.otherWriter(other, path: path, sql: "DELETE FROM folder WHERE id = 'f1'", in: directory)
+        fixture.record(&state)
+        try await fixture.otherWriter(other, sql: "DELETE FROM folder WHERE id = 'f1'")
         try await persistence.flush()
         #expect(reports.errors.isEmpty)
-        #expect(reports.vanished.first { $0.reason == .orphaned }?.ids.compactMap { $0 as? String } == ["i1"])
+        #expect(reports.orphaned == ["i1"])
         state.folders["f1"] = nil
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
         let (folders, items) = try await database.hydrateAll(Schema.folders, Schema.items)
         #expect(folders.values == state.folders.values)
         #expect(items.values == state.items.values)
@@ -131,29 +144,23 @@ struct OrphanedWriteTests {
 
     @Test("A child re-inserted (as undo does) under a parent another writer deleted is set aside", arguments: OtherWriter.allCases)
     func reinsertedChildIsSetAside(other: OtherWriter) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
-        let reports = Reports()
-        let persistence = Self.middleware(database, reports: reports)
+        let fixture = try Fixture()
+        let (database, reports) = (fixture.database, fixture.reports)
         var state = TestState()
         state.folders["f1"] = Folder(id: "f1", name: "Inbox")
         let child = Item(id: "i1", folderId: "f1", title: "deleted, then undone", rank: nil)
         state.items["i1"] = child
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
         state.items["i1"] = nil
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
 
-        try await Self.otherWriter(other, path: path, sql: "DELETE FROM folder WHERE id = 'f1'", in: directory)
+        try await fixture.otherWriter(other, sql: "DELETE FROM folder WHERE id = 'f1'")
         state.items["i1"] = child                   // undo of the deletion
         state.todos[1] = Todo(id: 1, title: "saved", done: false, tags: [])
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
         #expect(reports.errors.isEmpty)
-        #expect(reports.vanished.first { $0.reason == .orphaned }?.ids.compactMap { $0 as? String } == ["i1"])
-        persistence.afterReduce(state: &state)
+        #expect(reports.orphaned == ["i1"])
+        fixture.record(&state)
         #expect(state.items.isEmpty)
         let (items, todos) = try await database.hydrateAll(Schema.items, Schema.todos)
         #expect(items.isEmpty)
@@ -163,29 +170,25 @@ struct OrphanedWriteTests {
     @Test("Delete, then add back within the window, does not re-create a row another writer deleted meanwhile",
           arguments: OtherWriter.allCases)
     func deleteThenUndoIsAnUpdate(other: OtherWriter) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
-        let reports = Reports()
-        let persistence = Self.middleware(database, reports: reports)
+        let fixture = try Fixture()
+        let (database, reports, persistence) = (fixture.database, fixture.reports, fixture.persistence)
         var state = TestState()
         state.todos[1] = Todo(id: 1, title: "held by the file", done: false, tags: [])
         state.todos[2] = Todo(id: 2, title: "other", done: false, tags: [])
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
 
         let held = state.todos[1]!
         state.todos[1] = nil               // delete …
-        persistence.afterReduce(state: &state)
+        fixture.record(&state)
         state.todos[1] = held              // … and undo, before the window closes
-        persistence.afterReduce(state: &state)
-        try await Self.otherWriter(other, path: path, sql: "DELETE FROM todo WHERE id = 1", in: directory)
+        fixture.record(&state)
+        try await fixture.otherWriter(other, sql: "DELETE FROM todo WHERE id = 1")
         try await persistence.flush()
 
         #expect(reports.errors.isEmpty)
         #expect(reports.vanished.first?.reason == .deletedElsewhere)
         #expect(reports.vanished.first?.ids.compactMap { $0 as? Int } == [1])
-        persistence.afterReduce(state: &state)
+        fixture.record(&state)
         #expect(state.todos.ids == [2])
         let todos = try await database.hydrate(Schema.todos)
         #expect(todos.ids == [2])
@@ -193,19 +196,16 @@ struct OrphanedWriteTests {
 
     @Test("An entity the file never held, added, deleted and added back within the window, is inserted")
     func neverHeldIsInserted() async throws {
-        let directory = try TemporaryDirectory()
-        let database = try SwiduxDatabase(path: directory.path("app.sqlite"), migrations: Schema.migrations)
-        let reports = Reports()
-        let persistence = Self.middleware(database, reports: reports)
+        let fixture = try Fixture()
+        let (database, reports) = (fixture.database, fixture.reports)
         var state = TestState()
         let new = Todo(id: 7, title: "new", done: false, tags: [])
         state.todos[7] = new
-        persistence.afterReduce(state: &state)
+        fixture.record(&state)
         state.todos[7] = nil
-        persistence.afterReduce(state: &state)
+        fixture.record(&state)
         state.todos[7] = new
-        persistence.afterReduce(state: &state)
-        try await persistence.flush()
+        try await fixture.save(&state)
         #expect(reports.vanished.isEmpty)
         #expect(try await database.hydrate(Schema.todos).values == [new])
     }

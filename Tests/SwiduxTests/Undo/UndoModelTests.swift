@@ -255,43 +255,35 @@ struct UndoModelRunner {
         return "\(policy) \(description)"
     }
 
-    private mutating func undo() -> String {
-        coalescingRun = false
-        guard let step = undoStack.popLast() else {
-            if store.canUndo { failure = "the store can undo, the model cannot" }
-            let pre = snapshot
-            store.undo()
-            if snapshot != pre { failure = "undo with nothing to undo changed the state" }
-            return "undo (none)"
-        }
-        let pre = snapshot
-        store.undo()
-        let post = snapshot
-        check(step, pre: pre, post: post)
-        var inverse = Step(before: pre, after: post)
-        inverse.add(from: pre, to: post)
-        if pre != post { redoStack.append(inverse) }   // an undo that changed nothing leaves no redo step
-        return "undo"
-    }
+    private mutating func undo() -> String { travel(undoing: true) }
+    private mutating func redo() -> String { travel(undoing: false) }
 
-    private mutating func redo() -> String {
+    /// One `undo()` (or `redo()`): pops the model's step from one stack, checks what the
+    /// store did against it and pushes the inverse on the other stack.
+    private mutating func travel(undoing: Bool) -> String {
+        let name = undoing ? "undo" : "redo"
         coalescingRun = false
-        guard let step = redoStack.popLast() else {
-            if store.canRedo { failure = "the store can redo, the model cannot" }
-            let pre = snapshot
-            store.redo()
-            if snapshot != pre { failure = "redo with nothing to redo changed the state" }
-            return "redo (none)"
-        }
+        let step = undoing ? undoStack.popLast() : redoStack.popLast()
+        let storeCould = undoing ? store.canUndo : store.canRedo
         let pre = snapshot
-        store.redo()
+        if undoing { store.undo() } else { store.redo() }
         let post = snapshot
+        guard let step else {
+            if storeCould { failure = "the store can \(name), the model cannot" }
+            if post != pre { failure = "\(name) with nothing to \(name) changed the state" }
+            return "\(name) (none)"
+        }
         check(step, pre: pre, post: post)
         var inverse = Step(before: pre, after: post)
         inverse.add(from: pre, to: post)
-        if pre != post { undoStack.append(inverse) }
-        if undoStack.count > maxDepth { undoStack.removeFirst() }
-        return "redo"
+        guard pre != post else { return name }   // a step that changed nothing leaves no inverse
+        if undoing {
+            redoStack.append(inverse)
+        } else {
+            undoStack.append(inverse)
+            if undoStack.count > maxDepth { undoStack.removeFirst() }
+        }
+        return name
     }
 
     /// Applying `step` to `pre` gave `post`: exactly its `before` when nothing intervened,
