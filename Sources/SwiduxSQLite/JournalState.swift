@@ -25,8 +25,6 @@ final class JournalState: @unchecked Sendable {
     private var feeds = 0
     /// Writer → table → id → journal sequence of that writer's latest own write of the row.
     private var ownWrites: [ObjectIdentifier: [String: [DatabaseValue: Int64]]] = [:]
-    /// The rows the flush in progress wrote, noted by its writers (`nil` outside a followed flush).
-    private var currentFlush: [FlushNote]?
 
     // MARK: Bindings
 
@@ -68,28 +66,6 @@ final class JournalState: @unchecked Sendable {
         lock.withLock {
             feeds -= 1
             if feeds == 0 { ownWrites.removeAll() }
-        }
-    }
-
-    /// A followed flush begins (inside its transaction): its writers' notes are collected.
-    func beginFlush() { lock.withLock { currentFlush = [] } }
-
-    /// Collects a writer's note of the rows it wrote, when a followed flush is in progress.
-    func note(_ note: @autoclosure () -> FlushNote) {
-        lock.withLock {
-            guard currentFlush != nil else { return }
-            currentFlush!.append(note())
-        }
-    }
-
-    /// `true` while a followed flush collects notes.
-    var collectsNotes: Bool { lock.withLock { currentFlush != nil } }
-
-    /// Ends the flush's note collection and returns the notes.
-    func endFlush() -> [FlushNote] {
-        lock.withLock {
-            defer { currentFlush = nil }
-            return currentFlush ?? []
         }
     }
 
@@ -172,6 +148,7 @@ struct OwnWrite: Sendable {
 struct FlushNote {
     let writer: ObjectIdentifier
     let table: String
+    let idColumn: String
     let written: [DatabaseValue]
     let deleted: [DatabaseValue]
     /// Of the given written ids, those whose stored row is missing or differs from what
@@ -179,14 +156,11 @@ struct FlushNote {
     let changedSince: (_ ids: [DatabaseValue], _ db: Database) throws -> Set<DatabaseValue>
 }
 
-extension SwiduxDatabase {
-    /// Notes, inside a followed flush's transaction, the rows `batch` wrote to `table`
-    /// (called by the writers of ``stateWriter(for:table:)`` after they wrote).
-    @usableFromInline
-    func noteFlushed<Entity>(_ batch: WriteBatch<Entity>, table: EntityTable<Entity>, by token: JournalWriterToken) {
-        guard journal.collectsNotes else { return }
-        journal.note(FlushNote(
-            writer: ObjectIdentifier(token), table: table.name,
+extension FlushNote {
+    /// The note of what `batch` did to `table`, written by the writer of `token`.
+    init<Entity>(_ batch: WriteBatch<Entity>, table: EntityTable<Entity>, by token: JournalWriterToken) {
+        self.init(
+            writer: ObjectIdentifier(token), table: table.name, idColumn: table.idColumn,
             // Not the rows the batch only reorders: the writer did not write their values
             // (another writer's value there reaches the store).
             written: batch.writes.map(\.id.databaseValue),
@@ -202,14 +176,15 @@ extension SwiduxDatabase {
                     if (try? table.decodeRow(row)) != entity { changed.insert(id) }
                 }
                 return changed
-            }))
+            })
     }
+}
 
+extension SwiduxDatabase {
     /// Inside a flush's transaction, before its operations: the journal's last sequence,
     /// when a feed of this database follows (the writers then note what they write).
     func beginJournaledFlush(_ db: Database) throws -> Int64? {
         guard journal.isFollowed, let mark = try ChangeJournal.lastSequence(db) else { return nil }
-        journal.beginFlush()
         return mark
     }
 
@@ -217,8 +192,7 @@ extension SwiduxDatabase {
     /// `mark` are the flush's own — a row a writer noted, journaled once, or whose stored
     /// state is still what the writer wrote. Rows changed by cascades, `SET NULL` or
     /// triggers are not own (the stores that follow learn them).
-    func endJournaledFlush(_ db: Database, after mark: Int64) throws -> [OwnWrite] {
-        let notes = journal.endFlush()
+    func endJournaledFlush(_ db: Database, after mark: Int64, notes: [FlushNote]) throws -> [OwnWrite] {
         guard !notes.isEmpty else { return [] }
         struct Rows { var count = 0; var latest: Int64 = 0 }
         var journaled: [String: [DatabaseValue: Rows]] = [:]

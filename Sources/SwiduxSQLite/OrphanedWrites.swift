@@ -23,18 +23,24 @@ final class FlushAttempt: @unchecked Sendable {
     let setAside: [String: Set<DatabaseValue>]
     /// Whether to look for orphaned rows before the commit (after a foreign-key failure).
     let diagnosing: Bool
-    /// Per table, its id column and the ids the attempt wrote. Only touched on the
-    /// transaction's thread, while the operations run.
-    private var written: [String: (idColumn: String, ids: Set<DatabaseValue>)] = [:]
+    /// Whether the writers note what they wrote: when diagnosing, or when a feed follows
+    /// the database (the journal tells own rows from others' by the notes).
+    private(set) var noting = false
+    /// What each writer's batch did in this attempt: the one record of a flush's rows, read
+    /// by the orphan check and by the journal. Only touched on the transaction's thread.
+    private(set) var notes: [FlushNote] = []
 
     init(setAside: [String: Set<DatabaseValue>], diagnosing: Bool) {
         self.setAside = setAside
         self.diagnosing = diagnosing
     }
 
-    /// Runs the flush's operations; when diagnosing, throws ``OrphanedRows`` (rolling the
-    /// transaction back) if rows they wrote reference missing parents.
-    func run(_ operations: [@Sendable (Database) throws -> Void], in db: Database) throws {
+    /// Runs the flush's operations, noting what they write when diagnosing or when
+    /// `journaled`; when diagnosing, throws ``OrphanedRows`` (rolling the transaction back)
+    /// if rows they wrote reference missing parents.
+    func run(_ operations: [@Sendable (Database) throws -> Void], in db: Database, noting journaled: Bool) throws {
+        noting = diagnosing || journaled
+        notes = []
         try Self.$current.withValue(self) {
             for operation in operations { try operation(db) }
         }
@@ -43,16 +49,20 @@ final class FlushAttempt: @unchecked Sendable {
         if !orphans.isEmpty { throw OrphanedRows(byTable: orphans) }
     }
 
-    /// Notes the rows a writer wrote (only when diagnosing: the check needs them).
-    func noteWritten(table: String, idColumn: String, ids: some Sequence<DatabaseValue>) {
-        guard diagnosing else { return }
-        written[table, default: (idColumn, [])].ids.formUnion(ids)
+    /// Notes what a writer's batch did, when the attempt notes.
+    func note(_ note: @autoclosure () -> FlushNote) {
+        guard noting else { return }
+        notes.append(note())
     }
 
     /// The rows this attempt wrote that violate a foreign key, by table.
     private func orphanedRows(_ db: Database) throws -> [String: Set<DatabaseValue>] {
+        var written: [String: (idColumn: String, ids: Set<DatabaseValue>)] = [:]
+        for note in notes where !note.written.isEmpty {
+            written[note.table, default: (note.idColumn, [])].ids.formUnion(note.written)
+        }
         var found: [String: Set<DatabaseValue>] = [:]
-        for (table, entry) in written where !entry.ids.isEmpty {
+        for (table, entry) in written {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check(\(table.quotedDatabaseIdentifier))")
             guard !violations.isEmpty else { continue }
             let idOf = try db.cachedStatement(
@@ -102,7 +112,7 @@ extension EntityTable {
     /// set aside as orphans (see ``FlushAttempt``) become deletions of their rows and come
     /// back in `WriteResult.orphaned`.
     @usableFromInline
-    func writeSettingAsideOrphans(_ batch: WriteBatch<Entity>, in db: Database) throws -> WriteResult<Entity.ID> {
+    func writeSettingAsideOrphans(_ batch: WriteBatch<Entity>, in db: Database, by token: JournalWriterToken) throws -> WriteResult<Entity.ID> {
         guard let attempt = FlushAttempt.current else { return try write(batch, in: db) }
         var batch = batch
         var orphaned: [Entity.ID] = []
@@ -120,8 +130,8 @@ extension EntityTable {
                 batch.order = batch.order?.filter { !gone.contains($0) }
             }
         }
-        attempt.noteWritten(table: name, idColumn: idColumn, ids: batch.writes.lazy.map { $0.id.databaseValue })
         var result = try write(batch, in: db)
+        attempt.note(FlushNote(batch, table: self, by: token))
         if !orphaned.isEmpty {
             let gone = Set(orphaned)
             result.vanished.removeAll { gone.contains($0) }

@@ -33,10 +33,9 @@ extension SwiduxDatabase {
     ) -> StateWriter<State> {
         let token = JournalWriterToken()
         let writer = StateWriter(keyPath: keyPath, backend: self, apply: { db, batch in
-            // Orphans set aside (see OrphanedWrites) come back in the result.
-            let result = try table.writeSettingAsideOrphans(batch, in: db)
-            self.noteFlushed(batch, table: table, by: token)
-            return result
+            // Orphans set aside (see OrphanedWrites) come back in the result; the flush
+            // notes what the batch did (for the orphan check and the journal).
+            try table.writeSettingAsideOrphans(batch, in: db, by: token)
         })
         bindForExternalChanges(keyPath, table: table, writer: writer, token: token)
         return writer

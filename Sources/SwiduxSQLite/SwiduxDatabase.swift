@@ -314,14 +314,9 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
                 try await writer.write { db in
                     try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                     let mark = try self.beginJournaledFlush(db)
-                    do {
-                        try attempt.run(operations, in: db)
-                    } catch {
-                        if mark != nil { _ = self.journal.endFlush() }
-                        throw error
-                    }
+                    try attempt.run(operations, in: db, noting: mark != nil)
                     // A following feed skips the rows this flush wrote (see JournalState).
-                    let own = try mark.map { try self.endJournaledFlush(db, after: $0) } ?? []
+                    let own = try mark.map { try self.endJournaledFlush(db, after: $0, notes: attempt.notes) } ?? []
                     try self.checkOpenedFile()
                     // Recorded before the commit: no feed can read the entries as another writer's.
                     recorded.entries = own
