@@ -65,6 +65,6 @@ struct UndoRecordedPath<State> {
 
 /// A slot of an ``UndoLayout``.
 enum UndoSlot<State> {
-    case store(StoreSlot<State>)
-    case field(FieldSlot<State>)
+    case store(any StoreSlot<State>)
+    case field(any FieldSlot<State>)
 }

@@ -1,12 +1,23 @@
 import Foundation
 
-/// A field of the state other than an entity store, by key path. Its ``SlotRecorder``
-/// methods keep the field's value at `begin`, and give it back at `end` if it changed.
-class FieldSlot<State>: SlotRecorder {
-    func write(_ value: Any, into state: inout State) { fatalError("abstract") }
+/// What a field slot does on every step, on the state's raw address: a protocol without
+/// associated types, so that the layout's loops call it without generic metadata.
+protocol FieldStepRecorder: AnyObject {
+    /// Starts the step: the slot keeps the field's value (until ``end(_:)``).
+    func begin(_ state: UnsafeMutableRawPointer, retaining: Bool)
+    /// Ends the step: the field's previous value; `nil` if it did not change.
+    func end(_ state: UnsafeMutableRawPointer) -> Any?
 }
 
-final class TypedFieldSlot<State, Value>: FieldSlot<State> {
+/// A field of the state other than an entity store, by key path (``TypedFieldSlot``): keeps
+/// the field's value at `begin`, gives it back at `end` if it changed, and writes a kept
+/// value back.
+protocol FieldSlot<State>: FieldStepRecorder {
+    associatedtype State
+    func write(_ value: Any, into state: inout State)
+}
+
+final class TypedFieldSlot<State, Value>: FieldSlot {
     let access: FieldAccess<State, Value>
     /// How the value is compared, decided at first use: `equals` (`==`) when it is
     /// `Equatable` and holds no entity store, else a ``ChangeDetector`` snapshot. Flags and a
@@ -44,7 +55,7 @@ final class TypedFieldSlot<State, Value>: FieldSlot<State> {
         keptBytes.deallocate()
     }
 
-    override func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
+    func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
         let state = raw.assumingMemoryBound(to: State.self)
         if !isDecided {
             let value = access.get(state.pointee)
@@ -67,7 +78,7 @@ final class TypedFieldSlot<State, Value>: FieldSlot<State> {
         keptSnapshot = comparesWithEquals ? nil : ChangeDetector.snapshot(value, strategy: strategy)
     }
 
-    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
+    func end(_ raw: UnsafeMutableRawPointer) -> Any? {
         let state = raw.assumingMemoryBound(to: State.self)
         if holdsKept {
             holdsKept = false
@@ -92,7 +103,7 @@ final class TypedFieldSlot<State, Value>: FieldSlot<State> {
         return ChangeDetector.hasChanged(snapshot, to: now) ? value : nil
     }
 
-    override func write(_ value: Any, into state: inout State) {
+    func write(_ value: Any, into state: inout State) {
         access.modify(&state) { $0 = value as! Value }
     }
 

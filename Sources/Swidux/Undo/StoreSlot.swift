@@ -1,30 +1,24 @@
-/// What a slot does on every step, on the state's raw address: a non-generic base, so that
-/// the layout's loops call it without generic metadata.
-class SlotRecorder {
-    // Abstract: see TypedStoreSlot and TypedFieldSlot.
-    /// Starts the step of a field slot: it keeps the field's value (until ``end(_:)``).
-    func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) { fatalError("abstract") }
-    /// Starts the step of a store slot: it installs a capture in its store (until
-    /// ``endStore(_:)``), which may record into `spare` (a patch of a step that left the history).
-    func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
-        fatalError("abstract")
-    }
-    /// Ends the step of a field slot: its previous value; `nil` if it did not change.
-    func end(_ state: UnsafeMutableRawPointer) -> Any? { fatalError("abstract") }
-    /// Ends the step of a store slot: its patch; `nil` if it did not change.
-    func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? { fatalError("abstract") }
+/// What an entity-store slot does on every step, on the state's raw address: a protocol
+/// without associated types, so that the layout's loops call it without generic metadata.
+protocol StoreStepRecorder: AnyObject {
+    /// Starts the step: installs a capture in the slot's store (until ``endStore(_:)``),
+    /// which may record into `spare` (a patch of a step that left the history).
+    func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?)
+    /// Ends the step: its patch; `nil` if the store did not change.
+    func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch?
 }
 
-/// An entity store of the state, by key path.
-class StoreSlot<State>: SlotRecorder {
-    // Abstract: see TypedStoreSlot.
-    func apply(_ patch: UndoStorePatch, to state: inout State) { fatalError("abstract") }
-    func merge(_ newer: UndoStorePatch, into older: UndoStorePatch) -> UndoStorePatch { fatalError("abstract") }
-    func removedIDs(in patch: UndoStorePatch) -> Any? { fatalError("abstract") }
-    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch { fatalError("abstract") }
+/// An entity store of the state, by key path (``TypedStoreSlot``): records steps, and
+/// applies, merges and trims their patches.
+protocol StoreSlot<State>: StoreStepRecorder {
+    associatedtype State
+    func apply(_ patch: UndoStorePatch, to state: inout State)
+    func merge(_ newer: UndoStorePatch, into older: UndoStorePatch) -> UndoStorePatch
+    func removedIDs(in patch: UndoStorePatch) -> Any?
+    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch
 }
 
-final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreSlot<State> where Entity.ID: Sendable {
+final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreSlot where Entity.ID: Sendable {
     typealias Patch = EntityUndoPatch<Entity>
     typealias Box = EntityUndoPatchBox<Entity>
     let access: FieldAccess<State, EntityStore<Entity>>
@@ -47,7 +41,7 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
         offset = access.offset
     }
 
-    override func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
+    func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
         if let recorder = unretainedRecorder {
             // Moved in (a captured value would be a copy: the capture would not find it unique).
             var moved = consume spare
@@ -58,7 +52,7 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
         access.modify(&state.pointee) { capture = $0.beginUndoCapture(retaining: retaining, make: make) }
     }
 
-    override func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? {
+    func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? {
         if let recorder = unretainedRecorder { return recorder._withUnsafeGuaranteedRef { $0.end(state + offset) } }
         guard let capture else { preconditionFailure("UndoLayout: a store slot ended without beginning") }
         if makeCapture == nil { makeCapture = capture.makeNext }
@@ -76,17 +70,17 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
     // A box is never mutated once in the history (these make new ones): only a box that
     // left it is reused, and only when nothing else holds it.
 
-    override func apply(_ patch: UndoStorePatch, to state: inout State) {
+    func apply(_ patch: UndoStorePatch, to state: inout State) {
         access.modify(&state) { $0.applyUndoPatch(unsafeDowncast(patch, to: Box.self).patch) }
     }
 
-    override func merge(_ newer: UndoStorePatch, into older: UndoStorePatch) -> UndoStorePatch {
+    func merge(_ newer: UndoStorePatch, into older: UndoStorePatch) -> UndoStorePatch {
         var merged = unsafeDowncast(older, to: Box.self).patch
         merged.append(unsafeDowncast(newer, to: Box.self).patch)
         return Box(merged)
     }
 
-    override func removedIDs(in patch: UndoStorePatch) -> Any? {
+    func removedIDs(in patch: UndoStorePatch) -> Any? {
         var removed = Set<Entity.ID>()
         for step in unsafeDowncast(patch, to: Box.self).patch.steps {
             if case .removed(let entity, _) = step { removed.insert(entity.id) }
@@ -94,7 +88,7 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
         return removed.isEmpty ? nil : removed
     }
 
-    override func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch {
+    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch {
         var kept = unsafeDowncast(patch, to: Box.self).patch
         kept.forget(ids as! Set<Entity.ID>)
         return Box(kept)
@@ -104,11 +98,11 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
 /// ``EntityStore`` types, which ``UndoLayout`` records by patches.
 protocol UndoRecordingStore {
     /// `access` is a `FieldAccess<State, Self>`.
-    static func undoSlot<State>(_ access: Any, in: State.Type) -> StoreSlot<State>
+    static func undoSlot<State>(_ access: Any, in: State.Type) -> any StoreSlot<State>
 }
 
 extension EntityStore: UndoRecordingStore {
-    static func undoSlot<State>(_ access: Any, in: State.Type) -> StoreSlot<State> {
+    static func undoSlot<State>(_ access: Any, in: State.Type) -> any StoreSlot<State> {
         TypedStoreSlot(access as! FieldAccess<State, EntityStore<Entity>>)
     }
 }

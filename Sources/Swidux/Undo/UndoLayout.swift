@@ -15,13 +15,14 @@ import Foundation
 /// Not actor-isolated, and not `Sendable`: the store's box owns it and uses it on the main
 /// actor only (nonisolated, its per-step calls pay no executor check).
 final class UndoLayout<State> {
-    let stores: [StoreSlot<State>]
-    let fields: [FieldSlot<State>]
-    /// The same slots as their non-generic bases, unretained (`stores` and `fields` hold
-    /// them): the per-step loops call these without a metadata lookup (indexing an array of
-    /// a generic class type costs one per element here) and without retaining each slot.
-    private let storeRecorders: [Unmanaged<SlotRecorder>]
-    private let fieldRecorders: [Unmanaged<SlotRecorder>]
+    let stores: [any StoreSlot<State>]
+    let fields: [any FieldSlot<State>]
+    /// The same slots as their non-generic step protocols, unretained (`stores` and
+    /// `fields` hold them): the per-step loops call these without a metadata lookup
+    /// (indexing an array of a generic type costs one per element here) and without
+    /// retaining each slot.
+    private let storeRecorders: [UnretainedStoreRecorder]
+    private let fieldRecorders: [UnretainedFieldRecorder]
     /// Per store slot, the patch of a step that left the history, which the slot's next
     /// step reuses (see ``recycle(_:)``). Unchecked: one step at a time, never while
     /// another access is open.
@@ -29,8 +30,8 @@ final class UndoLayout<State> {
 
     /// The layout of the parts `paths` names; the whole state when there are none.
     init(recording paths: [UndoRecordedPath<State>]) {
-        var stores: [StoreSlot<State>] = []
-        var fields: [FieldSlot<State>] = []
+        var stores: [any StoreSlot<State>] = []
+        var fields: [any FieldSlot<State>] = []
         UndoRecordedPath.validate(paths)
         for path in paths {
             switch path.makeSlot() {
@@ -42,9 +43,9 @@ final class UndoLayout<State> {
         self.stores = stores
         self.fields = fields
         isSnapshotMode = paths.isEmpty
-        storeRecorders = stores.map { Unmanaged.passUnretained($0) }
+        storeRecorders = stores.map { UnretainedStoreRecorder($0) }
         spares = Array(repeating: nil, count: stores.count)
-        fieldRecorders = fields.map { Unmanaged.passUnretained($0) }
+        fieldRecorders = fields.map { UnretainedFieldRecorder($0) }
     }
 
     /// `true` when the whole state is one field (snapshot mode: no part named).
@@ -71,10 +72,10 @@ final class UndoLayout<State> {
         let raw = UnsafeMutableRawPointer(state)
         for index in 0..<storeRecorders.count {
             var spare = spares[index].take()
-            storeRecorders[index]._withUnsafeGuaranteedRef { $0.beginStore(raw, retaining: retaining, spare: spare.take()) }
+            storeRecorders[index].recorder.beginStore(raw, retaining: retaining, spare: spare.take())
         }
         for index in 0..<fieldRecorders.count {
-            fieldRecorders[index]._withUnsafeGuaranteedRef { $0.begin(raw, retaining: retaining) }
+            fieldRecorders[index].recorder.begin(raw, retaining: retaining)
         }
         return Recording()
     }
@@ -86,10 +87,10 @@ final class UndoLayout<State> {
         // The optionals are appended as they are: unwrapping one first copies the value (and
         // destroying the original goes through generic value witnesses).
         for index in 0..<storeRecorders.count {
-            patch.stores.append(index, storeRecorders[index]._withUnsafeGuaranteedRef { $0.endStore(raw) })
+            patch.stores.append(index, storeRecorders[index].recorder.endStore(raw))
         }
         for index in 0..<fieldRecorders.count {
-            patch.fields.append(index, fieldRecorders[index]._withUnsafeGuaranteedRef { $0.end(raw) })
+            patch.fields.append(index, fieldRecorders[index].recorder.end(raw))
         }
         isRecording = false
         return patch
@@ -171,4 +172,16 @@ func undoLayoutRecycle<State>(_ layout: Unmanaged<UndoLayout<State>>, _ patch: i
 
 func undoLayoutMerge<State>(_ layout: Unmanaged<UndoLayout<State>>, _ newer: StatePatch, into older: inout StatePatch) {
     layout._withUnsafeGuaranteedRef { $0.merge(newer, into: &older) }
+}
+
+/// A store slot referenced without retaining it (the layout's `stores` holds it).
+struct UnretainedStoreRecorder {
+    unowned(unsafe) let recorder: any StoreStepRecorder
+    init(_ recorder: any StoreStepRecorder) { self.recorder = recorder }
+}
+
+/// A field slot referenced without retaining it (the layout's `fields` holds it).
+struct UnretainedFieldRecorder {
+    unowned(unsafe) let recorder: any FieldStepRecorder
+    init(_ recorder: any FieldStepRecorder) { self.recorder = recorder }
 }
