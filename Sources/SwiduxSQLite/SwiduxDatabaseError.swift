@@ -63,6 +63,15 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         /// no longer names the file the connection writes. A flush fails with this before
         /// it commits (its changes stay pending, retried once the file is back).
         case fileReplaced
+        /// The file is encrypted by iOS data protection and its key is not available: the
+        /// app was launched (for example in the background, by a notification or a background
+        /// task) before the user first unlocked the device since it started, or the file's
+        /// protection class is `complete` and the device is locked. Open the database again
+        /// once protected data is available (`UIApplication.protectedDataDidBecomeAvailableNotification`),
+        /// or give the file a protection class that allows background launches
+        /// (`completeUntilFirstUserAuthentication`, the default for app files). See
+        /// <doc:DataProtectionAndAppGroups>.
+        case protectedDataUnavailable
         /// A failure that does not come from SQLite.
         case other
 
@@ -90,6 +99,8 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
             case .needsMigration(let ids):
                 "the database needs migrations that read-only access cannot run (pending: \(ids.joined(separator: ", ")))"
             case .fileReplaced: "the database file was deleted or replaced since it was opened; nothing was written (the changes are kept)"
+            case .protectedDataUnavailable:
+                "the file is protected by data protection and the device has not been unlocked since it started (or is locked): open it again once protected data is available"
             case .other: "the operation failed"
             }
         }
@@ -172,7 +183,7 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         guard let databaseError = error as? DatabaseError else {
             return SwiduxDatabaseError(path: path, cause: .other, underlying: error)
         }
-        let cause: Cause
+        var cause: Cause
         switch databaseError.resultCode {
         case .SQLITE_NOTADB: cause = .notADatabase
         case .SQLITE_CORRUPT: cause = .corrupt
@@ -181,6 +192,9 @@ public struct SwiduxDatabaseError: Error, CustomStringConvertible, Sendable {
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH: cause = .cannotOpen
         case .SQLITE_CONSTRAINT: cause = .constraintViolation
         default: cause = .sqlite(code: databaseError.resultCode.rawValue)
+        }
+        if ProtectedData.explains(databaseError.resultCode, path: path, isProtected: ProtectedData.isProtected) {
+            cause = .protectedDataUnavailable
         }
         return SwiduxDatabaseError(path: path, cause: cause, underlying: databaseError)
     }

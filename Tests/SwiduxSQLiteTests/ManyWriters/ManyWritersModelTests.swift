@@ -16,8 +16,17 @@ import Testing
 /// - every store still saves (a last edit of each reaches the file).
 ///
 /// Knobs: `SWIDUX_MW_MODEL_SEEDS` (default 2), `SWIDUX_MW_MODEL_STEPS` (default 150).
+/// The model test's time limit grows with its knobs (about 16 s per seed of 300 steps on a
+/// loaded 2-core machine).
+private let manyWritersMinutes: Int = {
+    let environment = ProcessInfo.processInfo.environment
+    let seeds = environment["SWIDUX_MW_MODEL_SEEDS"].flatMap(Int.init) ?? 2
+    let steps = environment["SWIDUX_MW_MODEL_STEPS"].flatMap(Int.init) ?? 150
+    return max(10, seeds * steps / 150)
+}()
+
 @MainActor
-@Suite("Many writers on one file: a model test", .timeLimit(.minutes(10)))
+@Suite("Many writers on one file: a model test", .timeLimit(.minutes(manyWritersMinutes)))
 struct ManyWritersModelTests {
     static var seeds: Int { ProcessInfo.processInfo.environment["SWIDUX_MW_MODEL_SEEDS"].flatMap(Int.init) ?? 2 }
     static var steps: Int { ProcessInfo.processInfo.environment["SWIDUX_MW_MODEL_STEPS"].flatMap(Int.init) ?? 150 }
