@@ -17,12 +17,11 @@ import Foundation
 final class UndoLayout<State> {
     let stores: [any StoreSlot<State>]
     let fields: [any FieldSlot<State>]
-    /// The same slots as their non-generic step protocols, unretained (`stores` and
-    /// `fields` hold them): the per-step loops call these without a metadata lookup
-    /// (indexing an array of a generic type costs one per element here) and without
-    /// retaining each slot.
-    private let storeRecorders: [UnretainedStoreRecorder]
-    private let fieldRecorders: [UnretainedFieldRecorder]
+    /// The same slots as their non-generic step protocols: the per-step loops call these
+    /// without a metadata lookup (indexing an array of a generic type costs one per element
+    /// here), on the borrowed element (no retain).
+    private let storeRecorders: [any StoreStepRecorder]
+    private let fieldRecorders: [any FieldStepRecorder]
     /// Per store slot, the patch of a step that left the history, which the slot's next
     /// step reuses (see ``recycle(_:)``). Unchecked: one step at a time, never while
     /// another access is open.
@@ -43,9 +42,9 @@ final class UndoLayout<State> {
         self.stores = stores
         self.fields = fields
         isSnapshotMode = paths.isEmpty
-        storeRecorders = stores.map { UnretainedStoreRecorder($0) }
+        storeRecorders = stores.map { $0 as any StoreStepRecorder }
         spares = Array(repeating: nil, count: stores.count)
-        fieldRecorders = fields.map { UnretainedFieldRecorder($0) }
+        fieldRecorders = fields.map { $0 as any FieldStepRecorder }
     }
 
     /// `true` when the whole state is one field (snapshot mode: no part named).
@@ -72,10 +71,10 @@ final class UndoLayout<State> {
         let raw = UnsafeMutableRawPointer(state)
         for index in 0..<storeRecorders.count {
             var spare = spares[index].take()
-            storeRecorders[index].recorder.beginStore(raw, retaining: retaining, spare: spare.take())
+            storeRecorders[index].beginStore(raw, retaining: retaining, spare: spare.take())
         }
         for index in 0..<fieldRecorders.count {
-            fieldRecorders[index].recorder.begin(raw, retaining: retaining)
+            fieldRecorders[index].begin(raw, retaining: retaining)
         }
         return Recording()
     }
@@ -87,10 +86,10 @@ final class UndoLayout<State> {
         // The optionals are appended as they are: unwrapping one first copies the value (and
         // destroying the original goes through generic value witnesses).
         for index in 0..<storeRecorders.count {
-            patch.stores.append(index, storeRecorders[index].recorder.endStore(raw))
+            patch.stores.append(index, storeRecorders[index].endStore(raw))
         }
         for index in 0..<fieldRecorders.count {
-            patch.fields.append(index, fieldRecorders[index].recorder.end(raw))
+            patch.fields.append(index, fieldRecorders[index].end(raw))
         }
         isRecording = false
         return patch
@@ -174,14 +173,3 @@ func undoLayoutMerge<State>(_ layout: Unmanaged<UndoLayout<State>>, _ newer: Sta
     layout._withUnsafeGuaranteedRef { $0.merge(newer, into: &older) }
 }
 
-/// A store slot referenced without retaining it (the layout's `stores` holds it).
-struct UnretainedStoreRecorder {
-    unowned(unsafe) let recorder: any StoreStepRecorder
-    init(_ recorder: any StoreStepRecorder) { self.recorder = recorder }
-}
-
-/// A field slot referenced without retaining it (the layout's `fields` holds it).
-struct UnretainedFieldRecorder {
-    unowned(unsafe) let recorder: any FieldStepRecorder
-    init(_ recorder: any FieldStepRecorder) { self.recorder = recorder }
-}
