@@ -19,11 +19,21 @@ actor Notifier {
     private var epoch: UInt64 = 0
     private var waiters: [Int64: [Int: CheckedContinuation<Void, Never>]] = [:]
     private var nextWaiter = 0
+    /// Set by ``close()``: the server is stopping, and no pull waits any more.
+    private(set) var isClosed = false
 
     /// The space's current count of notifications (plus reconnections).
     func generation(of space: Int64) -> UInt64 { epoch &+ (generations[space] ?? 0) }
 
-    /// Returns when the space's generation is past `seen`, or after `timeout`, or when cancelled.
+    /// Ends every wait, now and later (graceful shutdown: open long polls answer at once,
+    /// so that the server stops without waiting for their timeouts).
+    func close() {
+        isClosed = true
+        wakeAll()
+    }
+
+    /// Returns when the space's generation is past `seen`, or after `timeout`, or when
+    /// cancelled, or at once when the notifier is closed.
     nonisolated func wait(space: Int64, after seen: UInt64, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: timeout) }
@@ -34,7 +44,7 @@ actor Notifier {
     }
 
     private func waitForChange(space: Int64, after seen: UInt64) async {
-        guard generation(of: space) == seen else { return }
+        guard generation(of: space) == seen, !isClosed else { return }
         let id = nextWaiter
         nextWaiter += 1
         await withTaskCancellationHandler {

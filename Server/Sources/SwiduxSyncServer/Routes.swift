@@ -34,21 +34,33 @@ struct Routes: Sendable {
     }
 
     private func pull(_ request: Request) async throws -> Response {
-        let space = try await authenticate(request)
+        let token = try bearerToken(request)
+        let space = try await authenticate(token)
         let query = request.uri.queryParameters
         let after = try parameter("after", query, default: 0, range: 0...Int64.max)
         let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
         let wait = try parameter("wait", query, default: 0, range: 0...Int64(SyncProtocol.maxWaitSeconds))
         let cut = min(limit, SyncProtocol.maxPullLimit)
-        let seen = await notifier.generation(of: space)
+        let deadline = ContinuousClock.now + .seconds(wait)
+        var seen = await notifier.generation(of: space)
         var page = try await Pull.page(space: space, after: after, limit: cut, client: client, logger: logger)
-        if page.rows.isEmpty, wait > 0 {
-            await notifier.wait(space: space, after: seen, timeout: .seconds(wait))
+        // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
+        // checks its token again after every wake and at least every `recheckInterval`.
+        while page.rows.isEmpty, ContinuousClock.now < deadline, await !notifier.isClosed {
+            await notifier.wait(space: space, after: seen, timeout: min(deadline - ContinuousClock.now, Self.recheckInterval))
+            guard try await Tokens.space(of: token, client: client, logger: logger) == space else {
+                throw RequestFailure.unauthorized("the token was revoked while the pull waited")
+            }
+            seen = await notifier.generation(of: space)
             page = try await Pull.page(space: space, after: after, limit: cut, client: client, logger: logger)
         }
         page.scope = scope(of: space)
         return try json(page)
     }
+
+    /// How often a waiting pull checks its token even without a notification (a revocation
+    /// made without one, e.g. in plain SQL).
+    static let recheckInterval: Duration = .seconds(5)
 
     private func tables(_ request: Request) async throws -> Response {
         let space = try await authenticate(request)
@@ -67,6 +79,18 @@ struct Routes: Sendable {
 
     /// The space of the request's bearer token; 401 without a valid one.
     private func authenticate(_ request: Request) async throws -> Int64 {
+        try await authenticate(try bearerToken(request))
+    }
+
+    private func authenticate(_ token: String) async throws -> Int64 {
+        guard let space = try await Tokens.space(of: token, client: client, logger: logger) else {
+            throw RequestFailure.unauthorized("unknown or revoked token")
+        }
+        return space
+    }
+
+    /// The request's bearer token; 401 without one.
+    private func bearerToken(_ request: Request) throws -> String {
         guard let header = request.headers[.authorization] else {
             throw RequestFailure.unauthorized("missing bearer token (Authorization: Bearer <token>)")
         }
@@ -74,11 +98,7 @@ struct Routes: Sendable {
         guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else {
             throw RequestFailure.unauthorized("the Authorization header is not a bearer token")
         }
-        let token = String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
-        guard let space = try await Tokens.space(of: token, client: client, logger: logger) else {
-            throw RequestFailure.unauthorized("unknown or revoked token")
-        }
-        return space
+        return String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
     }
 
     /// Reads the body (413 past ``SyncProtocol/maxBodyBytes``) and decodes it (400 naming the cause).

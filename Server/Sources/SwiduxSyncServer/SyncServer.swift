@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// The sync server: migrates its schema, then serves the ``SwiduxSyncWire/SyncProtocol``
 /// HTTP surface on `host:port` for the spaces and tokens in its PostgreSQL database.
@@ -61,7 +62,12 @@ public struct SyncServer: Sendable {
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
                 logger: logger)
-            group.addTask { try await app.runService(gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : []) }
+            // On SIGTERM the hook ends open long polls first, then the application drains.
+            let services = ServiceGroup(configuration: .init(
+                services: [app, ShutdownHook { await notifier.close() }],
+                gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [],
+                logger: logger))
+            group.addTask { try await services.run() }
             defer { group.cancelAll() }
             try await group.next()
         }

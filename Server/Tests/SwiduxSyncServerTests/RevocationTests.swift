@@ -1,0 +1,29 @@
+import Foundation
+import PostgresTestSupport
+import SwiduxSyncWire
+import Testing
+
+@Suite("Revocation")
+struct RevocationTests {
+    /// Issue 29 item 8: a long poll opened before `token revoke` went on waiting, and then
+    /// delivered the rows pushed after the revocation.
+    @Test("a long poll opened before `token revoke` ends with 401 within a second", .timeLimit(.minutes(1)))
+    func revokeEndsOpenPolls() async throws {
+        try await TestServer.with { server in
+            let writer = try await server.client(space: "home")
+            let reader = try await server.client(space: "home")
+            let cursor = try await reader.pull().cursor
+            async let answer = reader.pullAnswer(after: cursor, wait: 60)
+            try await Task.sleep(for: .milliseconds(500))
+            try await ServerProcess.revokeToken(postgres: server.database, token: try #require(reader.token))
+            let revoked = ContinuousClock.now
+            // A push after the revocation must not reach the revoked reader.
+            try await writer.push([todo("after revocation")])
+            let ended = try await answer
+            let took = ContinuousClock.now - revoked
+            #expect(ended.status == 401, "the poll answered \(ended.status): \(String(decoding: ended.body, as: UTF8.self))")
+            #expect(ended.error?.contains("revoked") == true)
+            #expect(took < .seconds(1), "the poll ended \(took) after the revocation")
+        }
+    }
+}
