@@ -74,13 +74,16 @@ actor Notifier {
     }
 
     /// Listens until cancelled, reconnecting after a failure: after 250 ms, then backing
-    /// off to 10 s while PostgreSQL stays away, logging the 1st, 2nd, 4th, 8th… failure only.
-    func run(configuration: PostgresConnection.Configuration, logger: Logger) async {
+    /// off to 2 s while PostgreSQL stays away, logging the 1st, 2nd, 4th, 8th… failure only.
+    /// It is also the database's probe: a failed connection marks `database` unavailable,
+    /// a working one available again.
+    func run(configuration: PostgresConnection.Configuration, database: Database?, logger: Logger) async {
         var failures = 0
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                 if failures > 0 { logger.info("the LISTEN connection works again", metadata: ["failures": "\(failures)"]) }
+                database?.markAvailable()
                 failures = 0
                 try await withTaskCancellationHandler {
                     try await connection.listen(on: Push.channel) { notifications in
@@ -95,6 +98,7 @@ actor Notifier {
                 try? await connection.close()
             } catch {
                 failures += 1
+                if !Task.isCancelled { database?.markUnavailable() }
                 if !Task.isCancelled, failures.nonzeroBitCount == 1 {
                     logger.warning("the LISTEN connection failed; reconnecting", metadata: ["error": "\(error)", "failures": "\(failures)"])
                 }
@@ -104,8 +108,9 @@ actor Notifier {
         }
     }
 
-    /// 250 ms, doubling per consecutive failure, at most 10 s.
+    /// 250 ms, doubling per consecutive failure, at most 2 s (PostgreSQL's return is noticed
+    /// within about 2 s).
     static func reconnectDelay(failures: Int) -> Duration {
-        .milliseconds(min(10_000, 250 << min(failures, 6)))
+        .milliseconds(min(2_000, 250 << min(failures, 6)))
     }
 }

@@ -6,11 +6,11 @@ import SwiduxSyncWire
 /// high-water mark (its highest version: a client whose cursor is past it pulls from 0 again).
 ///
 /// ```swift
-/// let page = try await Pull.page(space: space, after: cursor, limit: 500, client: client, logger: logger)
+/// let page = try await Pull.page(space: space, after: cursor, limit: 500, connection: connection, logger: logger)
 /// ```
 enum Pull {
-    static func page(space: Int64, after cursor: Int64, limit: Int, client: PostgresClient, logger: Logger) async throws -> PullResponse {
-        let rows = try await client.query("""
+    static func page(space: Int64, after cursor: Int64, limit: Int, connection: PostgresConnection, logger: Logger) async throws -> PullResponse {
+        let rows = try await connection.query("""
             SELECT tbl, id::text, version, deleted, columns::text FROM sync_rows
             WHERE space = \(space) AND version > \(cursor) ORDER BY version LIMIT \(limit + 1)
             """, logger: logger)
@@ -23,7 +23,7 @@ enum Pull {
         let hasMore = page.count > limit
         if hasMore { page.removeLast() }
         var end: Int64 = 0
-        for try await value in try await client.query(
+        for try await value in try await connection.query(
             "SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)", logger: logger
         ).decode(Int64.self) { end = value }
         return PullResponse(rows: page, cursor: page.last?.version ?? cursor, hasMore: hasMore, end: max(end, page.last?.version ?? 0))

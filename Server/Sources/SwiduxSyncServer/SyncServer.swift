@@ -19,16 +19,20 @@ public struct SyncServer: Sendable {
     public var port: Int
     /// Where the server logs.
     public var logger: Logger
+    /// Timeouts and bounds (``SyncServerLimits``).
+    public var limits: SyncServerLimits
 
     /// A server (not yet running).
     ///
     /// ```swift
-    /// SyncServer(postgres: url, host: "127.0.0.1", port: 0)
+    /// SyncServer(postgres: url, host: "127.0.0.1", port: 0, limits: SyncServerLimits(databaseTimeout: .seconds(2)))
     /// ```
-    public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, logger: Logger = Logger(label: "swidux-sync-server")) {
+    public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, limits: SyncServerLimits = SyncServerLimits(),
+                logger: Logger = Logger(label: "swidux-sync-server")) {
         self.postgres = postgres
         self.host = host
         self.port = port
+        self.limits = limits
         self.logger = logger
     }
 
@@ -44,19 +48,20 @@ public struct SyncServer: Sendable {
         configuration.options.connectTimeout = .seconds(5)
         let logger = self.logger
         try await postgres.checkReachable(logger: logger)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let database = Database(configuration: configuration, leaseTimeout: limits.databaseTimeout, logger: logger)
         let notifier = Notifier()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            group.addTask { await database.run() }
             let identity: String
             do {
-                try await Schema.migrate(client, logger: logger)
-                identity = try await Schema.identity(client, logger: logger)
+                try await Schema.migrate(database.client, logger: logger)
+                identity = try await Schema.identity(database.client, logger: logger)
             } catch { throw postgres.explain(error) }
-            let listen = postgres.connectionConfiguration
-            group.addTask { await notifier.run(configuration: listen, logger: logger) }
+            var listen = postgres.connectionConfiguration
+            listen.options.connectTimeout = .seconds(2)
+            group.addTask { await notifier.run(configuration: listen, database: database, logger: logger) }
             let router = Router()
-            Routes(client: client, identity: identity, notifier: notifier, logger: logger).add(to: router)
+            Routes(database: database, identity: identity, notifier: notifier, logger: logger).add(to: router)
             let app = Application(
                 router: router,
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),

@@ -61,7 +61,12 @@ public enum Tokens {
     /// guard let space = try await Tokens.space(of: token, client: client, logger: logger) else { /* 401 */ }
     /// ```
     public static func space(of token: String, client: PostgresClient, logger: Logger) async throws -> Int64? {
-        let rows = try await client.query(
+        try await client.withConnection { try await space(of: token, connection: $0, logger: logger) }
+    }
+
+    /// ``space(of:client:logger:)`` on a connection.
+    static func space(of token: String, connection: PostgresConnection, logger: Logger) async throws -> Int64? {
+        let rows = try await connection.query(
             "SELECT space FROM sync_tokens WHERE hash = sha256(convert_to(\(token), 'UTF8')) AND NOT revoked",
             logger: logger)
         var space: Int64?

@@ -29,11 +29,24 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0: any free port; the one chosen is printed).") var port: Int
+    @Option(help: "Seconds a request waits for a database connection before it is answered 503 (the database is unavailable).")
+    var databaseTimeout: Double = 4
+
+    func validate() throws {
+        guard databaseTimeout > 0, databaseTimeout.isFinite else {
+            throw ValidationError("--database-timeout must be a positive number of seconds, not \(databaseTimeout)")
+        }
+    }
+
+    /// The limits the options give.
+    func limits() -> SyncServerLimits {
+        SyncServerLimits(databaseTimeout: .milliseconds(Int64(databaseTimeout * 1000)))
+    }
 
     func run() async throws {
         var logger = Logger(label: "swidux-sync-server")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .notice
-        let server = SyncServer(postgres: try database.url(), host: host, port: port, logger: logger)
+        let server = SyncServer(postgres: try database.url(), host: host, port: port, limits: limits(), logger: logger)
         let host = self.host
         try await server.run(stopOnSignals: true) { port in
             // Tests and scripts read this line to learn the port.
