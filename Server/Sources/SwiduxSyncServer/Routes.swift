@@ -15,6 +15,10 @@ struct Routes: Sendable {
     let identity: String
     let notifier: Notifier
     let logger: Logger
+    /// The byte bound of a pull page (``SyncServerLimits/pullPageBytes``).
+    let pullPageBytes: Int
+    /// Pushes to one space wait for each other here, holding no database connection.
+    let spaceLocks = SpaceLocks()
 
     func add(to router: Router<BasicRequestContext>) {
         router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in await respond { try await push(request) } }
@@ -29,7 +33,10 @@ struct Routes: Sendable {
         if let claimed = body.scope, claimed != own {
             throw RequestFailure.conflict(.scopeChanged, "the push's scope \(claimed) is not this server's \(own) (another space's token, or a replaced server database): sync as for the first time")
         }
-        var response = try await Push.apply(body, space: space, database: database, logger: logger)
+        let (database, logger) = (self.database, self.logger)
+        var response = try await spaceLocks.withLock(space) {
+            try await Push.apply(body, space: space, database: database, logger: logger)
+        }
         response.scope = own
         return try json(response)
     }
@@ -60,9 +67,9 @@ struct Routes: Sendable {
     }
 
     private func readPage(space: Int64, after: Int64, limit: Int) async throws -> PullResponse {
-        let logger = self.logger
+        let (logger, bytes) = (self.logger, pullPageBytes)
         return try await database.withConnection { connection in
-            try await Pull.page(space: space, after: after, limit: limit, connection: connection, logger: logger)
+            try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, connection: connection, logger: logger)
         }
     }
 

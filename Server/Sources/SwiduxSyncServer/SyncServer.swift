@@ -61,7 +61,8 @@ public struct SyncServer: Sendable {
             listen.options.connectTimeout = .seconds(2)
             group.addTask { await notifier.run(configuration: listen, database: database, logger: logger) }
             let router = Router()
-            Routes(database: database, identity: identity, notifier: notifier, logger: logger).add(to: router)
+            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes)
+                .add(to: router)
             let app = Application(
                 router: router,
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),

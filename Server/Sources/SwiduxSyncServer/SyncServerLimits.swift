@@ -10,13 +10,18 @@ public struct SyncServerLimits: Sendable, Hashable {
     /// database is unavailable" (`--database-timeout`, default 4 s). While PostgreSQL is
     /// known to be down, requests get 503 at once.
     public var databaseTimeout: Duration
+    /// About how many bytes of rows a pull page holds (`--pull-page-bytes`, default 4 MiB);
+    /// a page always holds at least one row, however large (a push carries at most
+    /// ``SwiduxSyncWire/SyncProtocol/maxBodyBytes``).
+    public var pullPageBytes: Int
 
     /// Limits with the given values; each defaults to the documented value.
     ///
     /// ```swift
     /// SyncServerLimits(databaseTimeout: .seconds(2))
     /// ```
-    public init(databaseTimeout: Duration = .seconds(4)) {
+    public init(databaseTimeout: Duration = .seconds(4), pullPageBytes: Int = 4 << 20) {
         self.databaseTimeout = databaseTimeout
+        self.pullPageBytes = pullPageBytes
     }
 }

@@ -31,16 +31,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The port to listen on (0: any free port; the one chosen is printed).") var port: Int
     @Option(help: "Seconds a request waits for a database connection before it is answered 503 (the database is unavailable).")
     var databaseTimeout: Double = 4
+    @Option(help: "About how many bytes of rows a pull page holds (a page always holds at least one row).")
+    var pullPageBytes = 4 << 20
 
     func validate() throws {
         guard databaseTimeout > 0, databaseTimeout.isFinite else {
             throw ValidationError("--database-timeout must be a positive number of seconds, not \(databaseTimeout)")
         }
+        guard pullPageBytes > 0 else { throw ValidationError("--pull-page-bytes must be positive, not \(pullPageBytes)") }
     }
 
     /// The limits the options give.
     func limits() -> SyncServerLimits {
-        SyncServerLimits(databaseTimeout: .milliseconds(Int64(databaseTimeout * 1000)))
+        SyncServerLimits(databaseTimeout: .milliseconds(Int64(databaseTimeout * 1000)), pullPageBytes: pullPageBytes)
     }
 
     func run() async throws {
