@@ -1,5 +1,7 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import PostgresNIO
 import ServiceLifecycle
 
@@ -63,8 +65,15 @@ public struct SyncServer: Sendable {
             let router = Router()
             Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes)
                 .add(to: router)
+            let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
+            let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
+            let http = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ConnectionLimitHandler(counts: counts, logger: logger),
+                                            RequestTimeoutHandler(timeout: requestTimeout, logger: logger)],
+                idleTimeout: idleTimeout)
             let app = Application(
                 router: router,
+                server: .http1(configuration: http),
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
                 logger: logger)
@@ -77,5 +86,10 @@ public struct SyncServer: Sendable {
             defer { group.cancelAll() }
             try await group.next()
         }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -14,14 +14,28 @@ public struct SyncServerLimits: Sendable, Hashable {
     /// a page always holds at least one row, however large (a push carries at most
     /// ``SwiduxSyncWire/SyncProtocol/maxBodyBytes``).
     public var pullPageBytes: Int
+    /// How long a connection may stay idle — before its first request, between requests,
+    /// or stalled inside a request's head — before the server closes it (`--idle-timeout`,
+    /// default 30 s). An answer being prepared (a long poll) is not idleness.
+    public var idleTimeout: Duration
+    /// How long a request's body may take to arrive in full after its head
+    /// (`--request-timeout`, default 60 s): a slow or unfinished body closes the connection.
+    public var requestTimeout: Duration
+    /// The most connections one client address may have open (`--max-connections-per-address`,
+    /// default 64); more are closed at once.
+    public var maxConnectionsPerAddress: Int
 
     /// Limits with the given values; each defaults to the documented value.
     ///
     /// ```swift
-    /// SyncServerLimits(databaseTimeout: .seconds(2))
+    /// SyncServerLimits(databaseTimeout: .seconds(2), maxConnectionsPerAddress: 16)
     /// ```
-    public init(databaseTimeout: Duration = .seconds(4), pullPageBytes: Int = 4 << 20) {
+    public init(databaseTimeout: Duration = .seconds(4), pullPageBytes: Int = 4 << 20, idleTimeout: Duration = .seconds(30),
+                requestTimeout: Duration = .seconds(60), maxConnectionsPerAddress: Int = 64) {
         self.databaseTimeout = databaseTimeout
         self.pullPageBytes = pullPageBytes
+        self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
     }
 }
