@@ -85,15 +85,21 @@ actor Notifier {
                 if failures > 0 { logger.info("the LISTEN connection works again", metadata: ["failures": "\(failures)"]) }
                 database?.markAvailable()
                 failures = 0
-                try await withTaskCancellationHandler {
-                    try await connection.listen(on: Push.channel) { notifications in
-                        wakeAll()
-                        for try await notification in notifications {
-                            if let space = Int64(notification.payload) { notified(space: space) }
+                do {
+                    try await withTaskCancellationHandler {
+                        try await connection.listen(on: Push.channel) { notifications in
+                            wakeAll()
+                            for try await notification in notifications {
+                                if let space = Int64(notification.payload) { notified(space: space) }
+                            }
                         }
+                    } onCancel: {
+                        Task { try? await connection.close() }
                     }
-                } onCancel: {
-                    Task { try? await connection.close() }
+                } catch {
+                    // Closed in every case (postgres-nio asserts that a connection is closed before it goes).
+                    try? await connection.close()
+                    throw error
                 }
                 try? await connection.close()
             } catch {

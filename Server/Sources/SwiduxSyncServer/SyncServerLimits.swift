@@ -12,7 +12,7 @@ public struct SyncServerLimits: Sendable, Hashable {
     public var databaseTimeout: Duration
     /// About how many bytes of rows a pull page holds (`--pull-page-bytes`, default 4 MiB);
     /// a page always holds at least one row, however large (a push carries at most
-    /// ``SwiduxSyncWire/SyncProtocol/maxBodyBytes``).
+    /// `SyncProtocol.maxBodyBytes`).
     public var pullPageBytes: Int
     /// How long a connection may stay idle — before its first request, between requests,
     /// or stalled inside a request's head — before the server closes it (`--idle-timeout`,

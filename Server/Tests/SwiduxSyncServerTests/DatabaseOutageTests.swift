@@ -22,7 +22,9 @@ struct DatabaseOutageTests {
 
     private func outage(_ cluster: PostgresCluster) async throws {
         let database = try await cluster.createDatabase()
-        let server = try await ServerProcess.start(postgres: database)
+        // A long idle timeout: under a loaded machine the client's kept-alive connection must
+        // not be closed by the server between rounds (URLSession then fails with -1005).
+        let server = try await ServerProcess.start(postgres: database, arguments: ["--idle-timeout", "600"])
         let token = try await ServerProcess.createToken(postgres: database, space: "home")
         let client = SyncHTTP(base: server.url, token: token)
         try await client.declare(["todo"])
@@ -33,7 +35,11 @@ struct DatabaseOutageTests {
         // still be waiting long after PostgreSQL's return).
         for round in 0..<4 {
             let started = ContinuousClock.now
-            let pull = try await client.pullAnswer(after: 0)
+            let pull: SyncHTTP.Answer
+            do { pull = try await client.pullAnswer(after: 0) } catch {
+                Issue.record("the server did not answer: \(error)\n\(server.child.standardError)")
+                throw error
+            }
             let took = ContinuousClock.now - started
             #expect(pull.status == 503, "round \(round): pull answered \(pull.status) \(pull.error ?? "")")
             #expect(pull.error?.contains("the database is unavailable") == true, "\(pull.error ?? "")")
