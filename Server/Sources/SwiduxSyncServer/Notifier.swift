@@ -19,11 +19,21 @@ actor Notifier {
     private var epoch: UInt64 = 0
     private var waiters: [Int64: [Int: CheckedContinuation<Void, Never>]] = [:]
     private var nextWaiter = 0
+    /// Set by ``close()``: the server is stopping, and no pull waits any more.
+    private(set) var isClosed = false
 
     /// The space's current count of notifications (plus reconnections).
     func generation(of space: Int64) -> UInt64 { epoch &+ (generations[space] ?? 0) }
 
-    /// Returns when the space's generation is past `seen`, or after `timeout`, or when cancelled.
+    /// Ends every wait, now and later (graceful shutdown: open long polls answer at once,
+    /// so that the server stops without waiting for their timeouts).
+    func close() {
+        isClosed = true
+        wakeAll()
+    }
+
+    /// Returns when the space's generation is past `seen`, or after `timeout`, or when
+    /// cancelled, or at once when the notifier is closed.
     nonisolated func wait(space: Int64, after seen: UInt64, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: timeout) }
@@ -34,7 +44,7 @@ actor Notifier {
     }
 
     private func waitForChange(space: Int64, after seen: UInt64) async {
-        guard generation(of: space) == seen else { return }
+        guard generation(of: space) == seen, !isClosed else { return }
         let id = nextWaiter
         nextWaiter += 1
         await withTaskCancellationHandler {
@@ -64,27 +74,37 @@ actor Notifier {
     }
 
     /// Listens until cancelled, reconnecting after a failure: after 250 ms, then backing
-    /// off to 10 s while PostgreSQL stays away, logging the 1st, 2nd, 4th, 8th… failure only.
-    func run(configuration: PostgresConnection.Configuration, logger: Logger) async {
+    /// off to 2 s while PostgreSQL stays away, logging the 1st, 2nd, 4th, 8th… failure only.
+    /// It is also the database's probe: a failed connection marks `database` unavailable,
+    /// a working one available again.
+    func run(configuration: PostgresConnection.Configuration, database: Database?, logger: Logger) async {
         var failures = 0
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                 if failures > 0 { logger.info("the LISTEN connection works again", metadata: ["failures": "\(failures)"]) }
+                database?.markAvailable()
                 failures = 0
-                try await withTaskCancellationHandler {
-                    try await connection.listen(on: Push.channel) { notifications in
-                        wakeAll()
-                        for try await notification in notifications {
-                            if let space = Int64(notification.payload) { notified(space: space) }
+                do {
+                    try await withTaskCancellationHandler {
+                        try await connection.listen(on: Push.channel) { notifications in
+                            wakeAll()
+                            for try await notification in notifications {
+                                if let space = Int64(notification.payload) { notified(space: space) }
+                            }
                         }
+                    } onCancel: {
+                        Task { try? await connection.close() }
                     }
-                } onCancel: {
-                    Task { try? await connection.close() }
+                } catch {
+                    // Closed in every case (postgres-nio asserts that a connection is closed before it goes).
+                    try? await connection.close()
+                    throw error
                 }
                 try? await connection.close()
             } catch {
                 failures += 1
+                if !Task.isCancelled { database?.markUnavailable() }
                 if !Task.isCancelled, failures.nonzeroBitCount == 1 {
                     logger.warning("the LISTEN connection failed; reconnecting", metadata: ["error": "\(error)", "failures": "\(failures)"])
                 }
@@ -94,8 +114,9 @@ actor Notifier {
         }
     }
 
-    /// 250 ms, doubling per consecutive failure, at most 10 s.
+    /// 250 ms, doubling per consecutive failure, at most 2 s (PostgreSQL's return is noticed
+    /// within about 2 s).
     static func reconnectDelay(failures: Int) -> Duration {
-        .milliseconds(min(10_000, 250 << min(failures, 6)))
+        .milliseconds(min(2_000, 250 << min(failures, 6)))
     }
 }

@@ -18,7 +18,7 @@ import SwiduxSyncWire
 /// `swidux_push`. A table the space did not declare fails the whole request.
 ///
 /// ```swift
-/// let response = try await Push.apply(request, space: space, client: client, logger: logger)
+/// let response = try await Push.apply(request, space: space, database: database, logger: logger)
 /// ```
 enum Push {
     /// The LISTEN/NOTIFY channel; the payload is the space's id.
@@ -42,10 +42,10 @@ enum Push {
         let columnsJSON: String
     }
 
-    static func apply(_ request: PushRequest, space: Int64, client: PostgresClient, logger: Logger) async throws -> PushResponse {
+    static func apply(_ request: PushRequest, space: Int64, database: Database, logger: Logger) async throws -> PushResponse {
         let mutations = try validate(request)
         let tables = Array(Set(mutations.flatMap { $0.changes.map(\.change.table) })).sorted()
-        return try await client.transaction(logger: logger) { connection in
+        return try await database.transaction { connection in
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(\(spaceLockClass), \(Int32(truncatingIfNeeded: space)))", logger: logger)
             if !tables.isEmpty {

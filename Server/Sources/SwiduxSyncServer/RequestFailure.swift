@@ -12,6 +12,8 @@ struct RequestFailure: Error, CustomStringConvertible {
     static func conflict(_ code: SyncErrorBody.Code, _ message: String) -> Self {
         .init(status: .conflict, description: message, code: code)
     }
+    static let unavailable = Self(status: .serviceUnavailable,
+                                  description: "the database is unavailable (PostgreSQL does not answer); try again later")
     static let tooLarge = Self(status: .contentTooLarge,
                                description: "the request body is larger than \(SyncProtocol.maxBodyBytes) bytes (SyncProtocol.maxBodyBytes)")
 }

@@ -7,13 +7,18 @@ import SwiduxSyncWire
 /// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
 /// `PUT /v1/tables`, each behind a bearer token. Refusals are answered with a
 /// ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 400 (body, table, query), 409 (a used
-/// mutation id with another content, another scope: with a code), 413 (size).
+/// mutation id with another content, another scope: with a code), 413 (size), 503 (the
+/// database is unavailable).
 struct Routes: Sendable {
-    let client: PostgresClient
+    let database: Database
     /// The database's identity (``Schema/identity(_:logger:)``), the first half of every scope.
     let identity: String
     let notifier: Notifier
     let logger: Logger
+    /// The byte bound of a pull page (``SyncServerLimits/pullPageBytes``).
+    let pullPageBytes: Int
+    /// Pushes to one space wait for each other here, holding no database connection.
+    let spaceLocks = SpaceLocks()
 
     func add(to router: Router<BasicRequestContext>) {
         router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in await respond { try await push(request) } }
@@ -28,27 +33,49 @@ struct Routes: Sendable {
         if let claimed = body.scope, claimed != own {
             throw RequestFailure.conflict(.scopeChanged, "the push's scope \(claimed) is not this server's \(own) (another space's token, or a replaced server database): sync as for the first time")
         }
-        var response = try await Push.apply(body, space: space, client: client, logger: logger)
+        let (database, logger) = (self.database, self.logger)
+        var response = try await spaceLocks.withLock(space) {
+            try await Push.apply(body, space: space, database: database, logger: logger)
+        }
         response.scope = own
         return try json(response)
     }
 
     private func pull(_ request: Request) async throws -> Response {
-        let space = try await authenticate(request)
+        let token = try bearerToken(request)
+        let space = try await authenticate(token)
         let query = request.uri.queryParameters
         let after = try parameter("after", query, default: 0, range: 0...Int64.max)
         let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
         let wait = try parameter("wait", query, default: 0, range: 0...Int64(SyncProtocol.maxWaitSeconds))
         let cut = min(limit, SyncProtocol.maxPullLimit)
-        let seen = await notifier.generation(of: space)
-        var page = try await Pull.page(space: space, after: after, limit: cut, client: client, logger: logger)
-        if page.rows.isEmpty, wait > 0 {
-            await notifier.wait(space: space, after: seen, timeout: .seconds(wait))
-            page = try await Pull.page(space: space, after: after, limit: cut, client: client, logger: logger)
+        let deadline = ContinuousClock.now + .seconds(wait)
+        var seen = await notifier.generation(of: space)
+        var page = try await readPage(space: space, after: after, limit: cut)
+        // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
+        // checks its token again after every wake and at least every `recheckInterval`.
+        while page.rows.isEmpty, ContinuousClock.now < deadline, await !notifier.isClosed {
+            await notifier.wait(space: space, after: seen, timeout: min(deadline - ContinuousClock.now, Self.recheckInterval))
+            guard try await authenticate(token, revoked: "the token was revoked while the pull waited") == space else {
+                throw RequestFailure.unauthorized("the token was revoked while the pull waited")
+            }
+            seen = await notifier.generation(of: space)
+            page = try await readPage(space: space, after: after, limit: cut)
         }
         page.scope = scope(of: space)
         return try json(page)
     }
+
+    private func readPage(space: Int64, after: Int64, limit: Int) async throws -> PullResponse {
+        let (logger, bytes) = (self.logger, pullPageBytes)
+        return try await database.withConnection { connection in
+            try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, connection: connection, logger: logger)
+        }
+    }
+
+    /// How often a waiting pull checks its token even without a notification (a revocation
+    /// made without one, e.g. in plain SQL).
+    static let recheckInterval: Duration = .seconds(5)
 
     private func tables(_ request: Request) async throws -> Response {
         let space = try await authenticate(request)
@@ -56,9 +83,13 @@ struct Routes: Sendable {
         if let invalid = body.tables.first(where: { !SyncProtocol.isValidTableName($0) }) {
             throw RequestFailure.badRequest("invalid table name \"\(invalid)\" (1 to 63 letters, digits and _, not starting with a digit or swidux_)")
         }
-        try await client.query("""
-            INSERT INTO sync_tables (space, tbl) SELECT \(space), unnest(\(body.tables)) ON CONFLICT DO NOTHING
-            """, logger: logger)
+        let logger = self.logger
+        try await database.withConnection { connection in
+            try await connection.query("""
+                INSERT INTO sync_tables (space, tbl) SELECT \(space), unnest(\(body.tables)) ON CONFLICT DO NOTHING
+                """, logger: logger)
+            return ()
+        }
         return Response(status: .noContent)
     }
 
@@ -67,6 +98,19 @@ struct Routes: Sendable {
 
     /// The space of the request's bearer token; 401 without a valid one.
     private func authenticate(_ request: Request) async throws -> Int64 {
+        try await authenticate(try bearerToken(request))
+    }
+
+    private func authenticate(_ token: String, revoked: String = "unknown or revoked token") async throws -> Int64 {
+        let logger = self.logger
+        guard let space = try await database.withConnection({ try await Tokens.space(of: token, connection: $0, logger: logger) }) else {
+            throw RequestFailure.unauthorized(revoked)
+        }
+        return space
+    }
+
+    /// The request's bearer token; 401 without one.
+    private func bearerToken(_ request: Request) throws -> String {
         guard let header = request.headers[.authorization] else {
             throw RequestFailure.unauthorized("missing bearer token (Authorization: Bearer <token>)")
         }
@@ -74,11 +118,7 @@ struct Routes: Sendable {
         guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else {
             throw RequestFailure.unauthorized("the Authorization header is not a bearer token")
         }
-        let token = String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
-        guard let space = try await Tokens.space(of: token, client: client, logger: logger) else {
-            throw RequestFailure.unauthorized("unknown or revoked token")
-        }
-        return space
+        return String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
     }
 
     /// Reads the body (413 past ``SyncProtocol/maxBodyBytes``) and decodes it (400 naming the cause).
@@ -120,7 +160,10 @@ struct Routes: Sendable {
         do {
             return try await handler()
         } catch let failure as RequestFailure {
-            return (try? json(SyncErrorBody(error: failure.description, code: failure.code), status: failure.status)) ?? Response(status: failure.status)
+            var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code), status: failure.status))
+                ?? Response(status: failure.status)
+            if failure.status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
+            return response
         } catch {
             logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             return (try? json(SyncErrorBody(error: "internal server error"), status: .internalServerError))

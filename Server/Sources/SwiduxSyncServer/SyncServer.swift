@@ -1,6 +1,9 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import PostgresNIO
+import ServiceLifecycle
 
 /// The sync server: migrates its schema, then serves the ``SwiduxSyncWire/SyncProtocol``
 /// HTTP surface on `host:port` for the spaces and tokens in its PostgreSQL database.
@@ -18,16 +21,20 @@ public struct SyncServer: Sendable {
     public var port: Int
     /// Where the server logs.
     public var logger: Logger
+    /// Timeouts and bounds (``SyncServerLimits``).
+    public var limits: SyncServerLimits
 
     /// A server (not yet running).
     ///
     /// ```swift
-    /// SyncServer(postgres: url, host: "127.0.0.1", port: 0)
+    /// SyncServer(postgres: url, host: "127.0.0.1", port: 0, limits: SyncServerLimits(databaseTimeout: .seconds(2)))
     /// ```
-    public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, logger: Logger = Logger(label: "swidux-sync-server")) {
+    public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, limits: SyncServerLimits = SyncServerLimits(),
+                logger: Logger = Logger(label: "swidux-sync-server")) {
         self.postgres = postgres
         self.host = host
         self.port = port
+        self.limits = limits
         self.logger = logger
     }
 
@@ -43,27 +50,46 @@ public struct SyncServer: Sendable {
         configuration.options.connectTimeout = .seconds(5)
         let logger = self.logger
         try await postgres.checkReachable(logger: logger)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let database = Database(configuration: configuration, leaseTimeout: limits.databaseTimeout, logger: logger)
         let notifier = Notifier()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            group.addTask { await database.run() }
             let identity: String
             do {
-                try await Schema.migrate(client, logger: logger)
-                identity = try await Schema.identity(client, logger: logger)
+                try await Schema.migrate(database.client, logger: logger)
+                identity = try await Schema.identity(database.client, logger: logger)
             } catch { throw postgres.explain(error) }
-            let listen = postgres.connectionConfiguration
-            group.addTask { await notifier.run(configuration: listen, logger: logger) }
+            var listen = postgres.connectionConfiguration
+            listen.options.connectTimeout = .seconds(2)
+            group.addTask { await notifier.run(configuration: listen, database: database, logger: logger) }
             let router = Router()
-            Routes(client: client, identity: identity, notifier: notifier, logger: logger).add(to: router)
+            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes)
+                .add(to: router)
+            let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
+            let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
+            let http = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ConnectionLimitHandler(counts: counts, logger: logger),
+                                            RequestTimeoutHandler(timeout: requestTimeout, logger: logger)],
+                idleTimeout: idleTimeout)
             let app = Application(
                 router: router,
+                server: .http1(configuration: http),
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
                 logger: logger)
-            group.addTask { try await app.runService(gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : []) }
+            // On SIGTERM the hook ends open long polls first, then the application drains.
+            let services = ServiceGroup(configuration: .init(
+                services: [app, ShutdownHook { await notifier.close() }],
+                gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [],
+                logger: logger))
+            group.addTask { try await services.run() }
             defer { group.cancelAll() }
             try await group.next()
         }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -33,17 +33,25 @@ public enum Tokens {
         return token
     }
 
-    /// Revokes `token`: from now on it gets 401. Throws when no token matches.
+    /// Revokes `token`: from now on it gets 401. Throws when no token matches. The space's
+    /// long polls are woken (a notification on ``Push/channel``), so that a poll opened
+    /// with the token ends with 401 at once.
     ///
     /// ```swift
     /// try await Tokens.revoke(token, client: client, logger: logger)
     /// ```
     public static func revoke(_ token: String, client: PostgresClient, logger: Logger) async throws {
-        let rows = try await client.query(
-            "UPDATE sync_tokens SET revoked = true WHERE hash = sha256(convert_to(\(token), 'UTF8')) RETURNING space",
-            logger: logger)
-        var found = false
-        for try await _ in rows.decode(Int64.self) { found = true }
+        let found = try await client.transaction(logger: logger) { connection in
+            var spaces: [Int64] = []
+            for try await space in try await connection.query(
+                "UPDATE sync_tokens SET revoked = true WHERE hash = sha256(convert_to(\(token), 'UTF8')) RETURNING space",
+                logger: logger
+            ).decode(Int64.self) { spaces.append(space) }
+            for space in spaces {
+                try await connection.query("SELECT pg_notify(\(Push.channel), \(String(space)))", logger: logger)
+            }
+            return !spaces.isEmpty
+        }
         guard found else { throw SyncServerError("no token matches the one given (nothing revoked)") }
     }
 
@@ -53,7 +61,12 @@ public enum Tokens {
     /// guard let space = try await Tokens.space(of: token, client: client, logger: logger) else { /* 401 */ }
     /// ```
     public static func space(of token: String, client: PostgresClient, logger: Logger) async throws -> Int64? {
-        let rows = try await client.query(
+        try await client.withConnection { try await space(of: token, connection: $0, logger: logger) }
+    }
+
+    /// ``space(of:client:logger:)`` on a connection.
+    static func space(of token: String, connection: PostgresConnection, logger: Logger) async throws -> Int64? {
+        let rows = try await connection.query(
             "SELECT space FROM sync_tokens WHERE hash = sha256(convert_to(\(token), 'UTF8')) AND NOT revoked",
             logger: logger)
         var space: Int64?

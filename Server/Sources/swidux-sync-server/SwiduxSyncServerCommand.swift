@@ -29,11 +29,40 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0: any free port; the one chosen is printed).") var port: Int
+    @Option(help: "Seconds a request waits for a database connection before it is answered 503 (the database is unavailable).")
+    var databaseTimeout: Double = 4
+    @Option(help: "About how many bytes of rows a pull page holds (a page always holds at least one row).")
+    var pullPageBytes = 4 << 20
+    @Option(help: "Seconds a connection may stay idle (before a request, between requests, inside a request's head) before it is closed.")
+    var idleTimeout: Double = 30
+    @Option(help: "Seconds a request's body may take to arrive in full after its head.")
+    var requestTimeout: Double = 60
+    @Option(help: "The most connections one client address may have open; more are closed at once.")
+    var maxConnectionsPerAddress = 64
+
+    func validate() throws {
+        for (name, value) in [("--database-timeout", databaseTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
+            guard value > 0, value <= 86_400 else {
+                throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(value)")
+            }
+        }
+        guard maxConnectionsPerAddress > 0 else {
+            throw ValidationError("--max-connections-per-address must be positive, not \(maxConnectionsPerAddress)")
+        }
+        guard pullPageBytes > 0 else { throw ValidationError("--pull-page-bytes must be positive, not \(pullPageBytes)") }
+    }
+
+    /// The limits the options give.
+    func limits() -> SyncServerLimits {
+        SyncServerLimits(databaseTimeout: .milliseconds(Int64(databaseTimeout * 1000)), pullPageBytes: pullPageBytes,
+                         idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
+                         maxConnectionsPerAddress: maxConnectionsPerAddress)
+    }
 
     func run() async throws {
         var logger = Logger(label: "swidux-sync-server")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .notice
-        let server = SyncServer(postgres: try database.url(), host: host, port: port, logger: logger)
+        let server = SyncServer(postgres: try database.url(), host: host, port: port, limits: limits(), logger: logger)
         let host = self.host
         try await server.run(stopOnSignals: true) { port in
             // Tests and scripts read this line to learn the port.

@@ -67,14 +67,25 @@ public final class PostgresCluster: Sendable {
         do {
             try await cluster.tool("initdb", ["-D", cluster.data, "-U", cluster.username, "--auth=trust",
                                               "--no-sync", "-E", "UTF8", "--locale=C"])
-            let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder.path) -c fsync=off -c full_page_writes=off "
-                + "-c synchronous_commit=off -c max_connections=200"
-            try await cluster.tool("pg_ctl", ["start", "-w", "-t", "60", "-D", cluster.data, "-l", cluster.log, "-o", options])
+            try await cluster.startServer()
         } catch {
             await cluster.stop()
             throw error
         }
         return cluster
+    }
+
+    /// Starts the cluster's server again after ``stopServer()`` (`pg_ctl start -w`).
+    public func startServer() async throws {
+        let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder.path) -c fsync=off -c full_page_writes=off "
+            + "-c synchronous_commit=off -c max_connections=200"
+        try await tool("pg_ctl", ["start", "-w", "-t", "60", "-D", data, "-l", log, "-o", options])
+    }
+
+    /// Stops the cluster's server and keeps its data (`pg_ctl stop -m fast -w`): PostgreSQL
+    /// is down until ``startServer()``. Only for a cluster of the test's own (``start()``).
+    public func stopServer() async throws {
+        try await tool("pg_ctl", ["stop", "-m", "fast", "-w", "-D", data])
     }
 
     private var data: String { folder.appendingPathComponent("data").path }

@@ -27,9 +27,11 @@ public final class ServerProcess: Sendable {
     }
 
     /// Starts `swidux-sync-server serve --postgres <postgres> --port <port>` (0: any free
-    /// port) and waits until it listens.
-    public static func start(postgres: String, port: Int = 0, environment: [String: String]? = nil) async throws -> ServerProcess {
-        let child = try ChildProcess(executable: try executable(), arguments: ["serve", "--postgres", postgres, "--port", String(port)],
+    /// port), with more `arguments` (options), and waits until it listens.
+    public static func start(postgres: String, port: Int = 0, arguments: [String] = [],
+                             environment: [String: String]? = nil) async throws -> ServerProcess {
+        let child = try ChildProcess(executable: try executable(),
+                                     arguments: ["serve", "--postgres", postgres, "--port", String(port)] + arguments,
                                      environment: environment)
         guard let line = await child.line(containing: "listening on http://"),
               let bound = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {

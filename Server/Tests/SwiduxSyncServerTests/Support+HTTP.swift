@@ -10,6 +10,7 @@ final class SyncHTTP: @unchecked Sendable {
     let base: URL
     let token: String?
     let clientID: String
+    let session: URLSession
     private let lock = NSLock()
     private var nextMutation: Int64 = 1
 
@@ -20,14 +21,23 @@ final class SyncHTTP: @unchecked Sendable {
         return URLSession(configuration: configuration)
     }()
 
-    init(base: URL, token: String?, clientID: String = UUID().uuidString) {
+    init(base: URL, token: String?, clientID: String = UUID().uuidString, session: URLSession = SyncHTTP.session) {
+        self.session = session
         self.base = base
         self.token = token
         self.clientID = clientID
     }
 
     /// A client of the same server with another token (or none).
-    func with(token: String?) -> SyncHTTP { SyncHTTP(base: base, token: token, clientID: clientID) }
+    func with(token: String?) -> SyncHTTP { SyncHTTP(base: base, token: token, clientID: clientID, session: session) }
+
+    /// The same client over its own URLSession, with up to `connections` connections.
+    func with(connections: Int) -> SyncHTTP {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 120
+        configuration.httpMaximumConnectionsPerHost = connections
+        return SyncHTTP(base: base, token: token, clientID: clientID, session: URLSession(configuration: configuration))
+    }
 
     struct Answer {
         var status: Int
@@ -46,7 +56,7 @@ final class SyncHTTP: @unchecked Sendable {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await Self.session.data(for: request)
+        let (data, response) = try await session.data(for: request)
         return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? -1, body: data)
     }
 
@@ -78,7 +88,7 @@ final class SyncHTTP: @unchecked Sendable {
         if let wait { query += "&wait=\(wait)" }
         var request = URLRequest(url: URL(string: base.absoluteString + "/" + SyncProtocol.pullPath + query)!)
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await Self.session.data(for: request)
+        let (data, response) = try await session.data(for: request)
         return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? -1, body: data)
     }
 

@@ -1,0 +1,15 @@
+import Foundation
+
+/// A value behind a lock (Synchronization's `Mutex` needs macOS 15; the package supports 14).
+final class Guarded<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import PostgresTestSupport
+import SwiduxSyncWire
+import Testing
+
+@Suite("Revocation")
+struct RevocationTests {
+    /// Issue 29 item 8: a long poll opened before `token revoke` went on waiting, and then
+    /// delivered the rows pushed after the revocation.
+    @Test("a long poll opened before `token revoke` ends with 401 at once", .timeLimit(.minutes(1)))
+    func revokeEndsOpenPolls() async throws {
+        try await TestServer.with { server in
+            let writer = try await server.client(space: "home")
+            let reader = try await server.client(space: "home")
+            let cursor = try await reader.pull().cursor
+            let poll = Task { (try await reader.pullAnswer(after: cursor, wait: 60), ContinuousClock.now) }
+            try await Task.sleep(for: .milliseconds(500))
+            try await ServerProcess.revokeToken(postgres: server.database, token: try #require(reader.token))
+            let revoked = ContinuousClock.now
+            // A push after the revocation must not reach the revoked reader.
+            try await writer.push([todo("after revocation")])
+            let (ended, arrived) = try await poll.value
+            let took = arrived - revoked
+            print("revocation: the open poll answered \(ended.status) \(took) after `token revoke` returned")
+            #expect(ended.status == 401, "the poll answered \(ended.status): \(String(decoding: ended.body, as: UTF8.self))")
+            #expect(ended.error?.contains("revoked") == true)
+            // Target: within a second (about 0.1 s measured alone); the bound leaves room for a
+            // machine loaded by the parallel test run.
+            #expect(took < .seconds(3), "the poll ended \(took) after the revocation")
+        }
+    }
+}
