@@ -226,6 +226,10 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// (a newer app migrated it meanwhile) stops and says so.
     let knownMigrations: Set<String>
 
+    /// Commits to the file, this process's and (where the platform reports them) others':
+    /// what change feeds and sync push loops wait on. `nil` in memory.
+    let commits: CommitSignal?
+
     /// `true` once ``close()`` was called.
     var isClosed: Bool { lifecycle.isClosed }
 
@@ -235,6 +239,11 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         self.path = path
         self.access = access
         openedFile = access == .readOnly ? nil : path.flatMap { FileIdentity(path: $0) }
+        commits = path.map { CommitSignal.forFile($0) }
+        if let commits, access != .readOnly {
+            // Wakes this process's followers and sync clients of the file after each commit.
+            writer.add(transactionObserver: CommitObserver(signal: commits), extent: .databaseLifetime)
+        }
     }
 
     /// Checkpoints the write-ahead log into the database file, so that the file alone
