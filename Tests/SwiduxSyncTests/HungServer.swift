@@ -11,6 +11,7 @@ final class HungServer: @unchecked Sendable {
     private let descriptor: Int32
     private let lock = NSLock()
     private var accepted: [Int32] = []
+    private var stopped = false
 
     init() throws {
         #if canImport(Glibc)
@@ -39,7 +40,12 @@ final class HungServer: @unchecked Sendable {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { return }
                 guard let self else { close(connection); return }
-                self.lock.withLock { self.accepted.append(connection) }
+                let kept = self.lock.withLock { () -> Bool in
+                    if self.stopped { return false }
+                    self.accepted.append(connection)
+                    return true
+                }
+                if !kept { close(connection); return }
             }
         }
     }
@@ -48,9 +54,16 @@ final class HungServer: @unchecked Sendable {
 
     /// Closes the listening socket and every accepted connection.
     func stop() {
+        let connections = lock.withLock { () -> [Int32]? in
+            if stopped { return nil }
+            stopped = true
+            defer { accepted.removeAll() }
+            return accepted
+        }
+        guard let connections else { return }
         shutdown(descriptor, Int32(SHUT_RDWR))
         close(descriptor)
-        for connection in lock.withLock({ accepted }) { close(connection) }
+        for connection in connections { close(connection) }
     }
 
     deinit { stop() }
