@@ -42,6 +42,13 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         benchmark("DerivedState"),
+        // The main actor's longest stall at launch, synchronous against asynchronous open
+        // and hydration (a measuring executable: `swift run -c release LaunchStall`).
+        .executableTarget(
+            name: "LaunchStall",
+            dependencies: [.product(name: "SwiduxSQLite", package: "Swidux")],
+            path: "Sources/LaunchStall"
+        ),
         // Runs the release `todos` executable of the main package (build it first).
         benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),
     ],

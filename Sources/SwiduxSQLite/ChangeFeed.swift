@@ -14,8 +14,12 @@ import GRDB
 /// }
 /// ```
 ///
-/// A dedicated read-only connection polls `PRAGMA data_version` every ``interval``
-/// (a few microseconds of work when nothing changed); when another connection committed,
+/// A dedicated read-only connection checks `PRAGMA data_version` after every commit of this
+/// process to the file (a GRDB transaction observer wakes it), after every write of
+/// another process to the file where the system reports it (inotify on Linux), and at the
+/// latest every ``interval`` (a slow poll, 1 s by default: idle, the feed wakes about once
+/// a second, and finds other processes' commits where no notification exists within that
+/// interval). When another connection committed,
 /// it reads the journal since the cursor and the changed rows in one snapshot and delivers
 /// one batch for everything committed since the previous one. A reader whose cursor fell
 /// behind the journal's pruned range gets a re-hydration batch (every row). When another
@@ -26,12 +30,13 @@ import GRDB
 /// on ``cancel()``, when the database closes, or when the owner it was started for goes away
 /// (`store.follow(database)`). File databases only: in memory nothing is ever delivered.
 public final class ChangeFeed: Sendable {
-    /// The polling interval used when none is given: 50 ms.
+    /// The slow-poll interval used when none is given: 1 s (commits of this process, and
+    /// on Linux of other processes, wake the feed at once).
     ///
     /// ```swift
     /// try store.follow(database, every: ChangeFeed.defaultInterval)
     /// ```
-    public static let defaultInterval: Duration = .milliseconds(50)
+    public static let defaultInterval: Duration = .seconds(1)
 
     /// The batches, in commit order. Ends when the feed stops.
     ///
@@ -40,12 +45,16 @@ public final class ChangeFeed: Sendable {
     /// ```
     public let batches: AsyncStream<ChangeFeedBatch>
 
-    /// How often the feed checks for commits.
+    /// How often at the latest the feed checks for commits (when no notification woke it).
     ///
     /// ```swift
-    /// feed.interval  // .milliseconds(50)
+    /// feed.interval  // .seconds(1)
     /// ```
     public let interval: Duration
+
+    /// How many times the feed's loop woke up (for a check of its idle cost).
+    var wakeUps: Int { poller.wakeUps.withLock { $0 } }
+    private let poller: Poller
 
     private let task: Task<Void, Never>
 
@@ -57,6 +66,7 @@ public final class ChangeFeed: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeFeedBatch.self)
         batches = stream
         let poller = Poller(database: database, tables: tables, writers: writers, cursor: cursor)
+        self.poller = poller
         task = Task.detached {
             await poller.run(interval: interval, keepRunning: keepRunning, deliver: { continuation.yield($0) })
             onEnd()
@@ -80,6 +90,7 @@ private final class Poller: @unchecked Sendable {
     /// The writers whose own writes are not delivered (`nil`: every writer of the database).
     let writers: Set<ObjectIdentifier>?
     var cursor: Int64?
+    let wakeUps = LockedValue(0)
 
     init(database: SwiduxDatabase, tables: [FeedTable], writers: Set<ObjectIdentifier>?, cursor: Int64?) {
         self.database = database
@@ -98,10 +109,14 @@ private final class Poller: @unchecked Sendable {
             return
         }
         defer { try? connection.close() }
+        let commits = database.commits
         var version: Int64?
         var schema: Int64?
         var failures = 0
         while !Task.isCancelled, keepRunning(), !database.isClosed {
+            wakeUps.withLock { $0 += 1 }
+            // Read before the check: a commit made during it wakes the next wait at once.
+            let seen = commits?.current ?? 0
             do {
                 let current = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
                 if cursor == nil || current != version {
@@ -132,7 +147,11 @@ private final class Poller: @unchecked Sendable {
                     database.journal.logger.error("Swidux change feed: reading \(path) failed (\(failures) times in a row): \(error)")
                 }
             }
-            do { try await Task.sleep(for: interval) } catch { return }
+            if let commits {
+                await commits.wait(after: seen, timeout: interval)
+            } else {
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
         }
     }
 

@@ -32,7 +32,7 @@ extension Store {
     ///
     /// - Parameters:
     ///   - database: A file database (in memory, no other connection can write).
-    ///   - interval: How often the feed checks for commits (default 50 ms).
+    ///   - interval: How often at the latest the feed checks for commits (default 1 s; commits of this process, and on Linux of others, wake it at once).
     ///   - logger: Where skipped journal entries (unknown table, undecodable id or row) and
     ///     read failures are logged (error).
     /// - Returns: The feed; ``ChangeFeed/cancel()`` stops following.

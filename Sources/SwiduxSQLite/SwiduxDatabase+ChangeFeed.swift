@@ -57,3 +57,37 @@ extension SwiduxDatabase {
         }
     }
 }
+
+extension SwiduxDatabase {
+    /// How many commits to the file this process has noticed so far: its own (every
+    /// `SwiduxDatabase` on the file in this process) and, on Linux, other processes'
+    /// writes. Pass it to ``waitForCommit(after:timeout:)``.
+    ///
+    /// ```swift
+    /// let seen = database.commitCount
+    /// checkForWork()
+    /// await database.waitForCommit(after: seen, timeout: .seconds(1))
+    /// ```
+    public var commitCount: UInt64 { commits?.current ?? 0 }
+
+    /// Waits until a commit was noticed after `count` (at once if one already was), for at
+    /// most `timeout`, or until the task is cancelled. What wakes it: a commit of this
+    /// process to the file; on Linux a write of another process to the file or its `-wal`
+    /// (inotify). Other processes' commits on other platforms are found by the caller's
+    /// next check after `timeout`. In memory it only waits for the timeout.
+    ///
+    /// ```swift
+    /// while !Task.isCancelled {
+    ///     let seen = database.commitCount
+    ///     try pushPendingChanges()
+    ///     await database.waitForCommit(after: seen, timeout: .seconds(1))
+    /// }
+    /// ```
+    public func waitForCommit(after count: UInt64, timeout: Duration) async {
+        if let commits {
+            await commits.wait(after: count, timeout: timeout)
+        } else {
+            try? await Task.sleep(for: timeout)
+        }
+    }
+}

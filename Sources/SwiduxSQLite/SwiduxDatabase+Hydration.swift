@@ -56,6 +56,11 @@ extension SwiduxDatabase {
         try guarded { try writer.read { db in try self.journaled(db) { try read(db) } } }
     }
 
+    /// The generic `hydrate(_:)` on a database queue, awaited: the caller's actor is free meanwhile.
+    func hydrateOffMainActor(_ read: @escaping @Sendable (Database) throws -> [any Sendable]) async throws -> [any Sendable] {
+        try await guarded { try await writer.read { db in try self.journaled(db) { try read(db) } } }
+    }
+
     /// Runs a hydration read and notes the journal sequence it saw: a feed started later
     /// replays from there (see ``ChangeFeed``).
     private func journaled<T>(_ db: Database, _ read: () throws -> T) throws -> T {

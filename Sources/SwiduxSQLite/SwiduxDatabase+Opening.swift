@@ -51,7 +51,10 @@ extension SwiduxDatabase {
     /// `immutable`; otherwise read-only, using the existing `-wal` and `-shm`. An immutable
     /// read can be torn by a process that starts writing meanwhile, so a failure is
     /// believed only if the file did not change during the check.
-    static func inspect(path: String, migrations: SwiduxMigrations, configuration: Configuration, access: Access) throws {
+    static func inspect(
+        path: String, migrations: SwiduxMigrations, configuration: Configuration, access: Access,
+        integrityCheck: IntegrityCheck = .always
+    ) throws {
         var readOnly = configuration
         readOnly.readonly = true
         var attempt = 0
@@ -59,8 +62,20 @@ extension SwiduxDatabase {
             attempt += 1
             let before = FileSnapshot(path: path)
             let location = before.hasJournal ? path : immutableLocation(path)
+            let checksPages = switch integrityCheck {
+            case .always: true
+            case .afterUncleanShutdown: before.hasJournal
+            case .never: false
+            }
             do {
                 try check(location: location, path: path, configuration: readOnly) { db in
+                    guard checksPages else {
+                        let pending = try pendingMigrations(db, migrations: migrations, path: path)
+                        if access == .readOnly, !pending.isEmpty {
+                            throw SwiduxDatabaseError(path: path, cause: .needsMigration(pending: pending))
+                        }
+                        return
+                    }
                     let integrity = try String.fetchAll(db, sql: "PRAGMA quick_check")
                     if integrity != ["ok"] {
                         throw SwiduxDatabaseError(path: path, cause: .corrupt, underlying: IntegrityCheckFailure(messages: integrity))

@@ -88,16 +88,20 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     ///     never run one twice).
     ///   - configuration: GRDB's configuration; foreign keys are turned on whatever it says.
     ///   - access: Whether the file may be created and written; see ``Access``.
+    ///   - integrityCheck: When to run `PRAGMA quick_check` on an existing file
+    ///     (``IntegrityCheck/always`` by default; see ``IntegrityCheck``).
     public convenience init(
         path: String,
         migrations: SwiduxMigrations,
         configuration: Configuration = SwiduxDatabase.defaultConfiguration,
-        access: Access = .create
+        access: Access = .create,
+        integrityCheck: IntegrityCheck = .always
     ) throws {
         let configuration = Self.prepared(configuration)
         let exists = try Self.checkPath(path, access: access)
         if exists {
-            try Self.inspect(path: path, migrations: migrations, configuration: configuration, access: access)
+            try Self.inspect(path: path, migrations: migrations, configuration: configuration, access: access,
+                             integrityCheck: integrityCheck)
         }
         if access == .readOnly {
             self.init(opened: try Self.openReadOnly(path: path, configuration: configuration), path: path, access: access, migrations: migrations)
@@ -176,7 +180,7 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         self.init(opened: writer, path: path, access: .create, migrations: migrations)
     }
 
-    /// How ``init(path:migrations:configuration:access:)`` may treat the file.
+    /// How ``init(path:migrations:configuration:access:integrityCheck:)`` may treat the file.
     ///
     /// ```swift
     /// // A command that only reads: never creates, migrates or writes the file.
@@ -226,6 +230,10 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
     /// (a newer app migrated it meanwhile) stops and says so.
     let knownMigrations: Set<String>
 
+    /// Commits to the file, this process's and (where the platform reports them) others':
+    /// what change feeds and sync push loops wait on. `nil` in memory.
+    let commits: CommitSignal?
+
     /// `true` once ``close()`` was called.
     var isClosed: Bool { lifecycle.isClosed }
 
@@ -235,6 +243,11 @@ public final class SwiduxDatabase: TransactionalWriteBackend, Sendable {
         self.path = path
         self.access = access
         openedFile = access == .readOnly ? nil : path.flatMap { FileIdentity(path: $0) }
+        commits = path.map { CommitSignal.forFile($0) }
+        if let commits, access != .readOnly {
+            // Wakes this process's followers and sync clients of the file after each commit.
+            writer.add(transactionObserver: CommitObserver(signal: commits), extent: .databaseLifetime)
+        }
     }
 
     /// Checkpoints the write-ahead log into the database file, so that the file alone

@@ -46,6 +46,11 @@ public actor SyncClient {
     private var pullRebases = 0
     private var running: [Task<Void, Never>] = []
     private let pageSize: Int
+    private let database: SwiduxDatabase
+    /// Loop iterations of continuous sync (push and pull), for a check of its idle cost.
+    private(set) var wakeUps = 0
+    /// Wakes the push loop and the retry waits when the network comes back (Apple).
+    private let network = NetworkWatch()
 
     /// A client for `tables` of `database` (created once: installs its tables and triggers).
     ///
@@ -65,6 +70,7 @@ public actor SyncClient {
     public init(database: SwiduxDatabase, server: URL, token: String, tables: [SyncTable],
                 pageSize: Int = 1000, logger: Logger = Logger(label: "swidux.sync")) throws {
         self.pageSize = max(1, min(pageSize, SyncProtocol.maxPullLimit))
+        self.database = database
         do {
             engine = try SyncEngine(writer: database.writer, tables: tables)
         } catch let error as SyncError {
@@ -112,16 +118,21 @@ public actor SyncClient {
 
     // MARK: - Continuous
 
-    /// Syncs continuously until ``stop()``: pushes shortly (about 50 ms) after every local
-    /// commit, and keeps a long-polling pull open so that other clients' changes arrive as
-    /// soon as the server has them. Failures are reported on ``events`` and the logger and
-    /// retried; the app keeps working offline meanwhile. Calling it again does nothing.
+    /// Syncs continuously until ``stop()``: pushes right after every local commit (the
+    /// app's own commits wake the push loop in process; other processes' commits wake it on
+    /// Linux through inotify, elsewhere within a 2 s slow poll), and keeps a long-polling
+    /// pull open so that other clients' changes arrive as soon as the server has them.
+    /// Idle, it wakes about once every 2 s. Failures are reported on ``events`` and the
+    /// logger and retried with a growing delay; where the Network framework exists, the
+    /// retry starts as soon as the network comes back. The app keeps working offline
+    /// meanwhile. Calling it again does nothing.
     ///
     /// ```swift
     /// await client.start()
     /// ```
     public func start() {
         guard running.isEmpty else { return }
+        network.start()
         running.append(Task { await self.pushLoop() })
         running.append(Task { await self.pullLoop() })
     }
@@ -134,12 +145,16 @@ public actor SyncClient {
     public func stop() {
         for task in running { task.cancel() }
         running.removeAll()
+        network.stop()
     }
 
     private func pushLoop() async {
         var failures = 0
         var setAside: [SetAsideChange] = []
         while !Task.isCancelled {
+            wakeUps += 1
+            // Read before the check: a commit made during the round wakes the next wait.
+            let seen = database.commitCount
             do {
                 if try local({ try engine.hasPending() }) {
                     try await declareTables()
@@ -158,13 +173,13 @@ public actor SyncClient {
                 }
                 if failures > 0 { recovered("push") }
                 failures = 0
-                try await Task.sleep(for: .milliseconds(50))
+                await database.waitForCommit(after: seen, timeout: Self.slowPoll)
             } catch {
                 if Task.isCancelled { return }
                 failures += 1
                 let delay = retryDelay(failures)
                 failed(error, "push", delay)
-                try? await Task.sleep(for: delay)
+                await network.waitForReturn(orFor: delay)
             }
         }
     }
@@ -172,6 +187,7 @@ public actor SyncClient {
     private func pullLoop() async {
         var failures = 0
         while !Task.isCancelled {
+            wakeUps += 1
             do {
                 try await declareTables()
                 let applied = try await pull(wait: 25)
@@ -188,10 +204,14 @@ public actor SyncClient {
                 failures += 1
                 let delay = retryDelay(failures)
                 failed(error, "pull", delay)
-                try? await Task.sleep(for: delay)
+                await network.waitForReturn(orFor: delay)
             }
         }
     }
+
+    /// How long the push loop waits for a commit before checking the outbox anyway (other
+    /// processes' commits where no file notification reports them).
+    static let slowPoll: Duration = .seconds(2)
 
     private func retryDelay(_ failures: Int) -> Duration {
         .milliseconds(min(30_000, 250 << min(failures - 1, 7)))

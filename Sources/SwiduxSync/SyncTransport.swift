@@ -62,6 +62,16 @@ struct SyncTransport: Sendable {
 
     /// One data task, cancelled when the calling task is.
     private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        #if canImport(Glibc)
+        // FoundationNetworking's URLSession spins a core while it waits for an answer.
+        if request.url?.scheme?.lowercased() == "http" {
+            do {
+                return try await PlainHTTPClient.send(request, timeout: request.timeoutInterval)
+            } catch let failure as PlainHTTPClient.Failure {
+                throw SyncError.unreachable(server, underlying: failure.urlError)
+            }
+        }
+        #endif
         let box = TaskBox()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in

@@ -32,7 +32,7 @@ struct ReadmeQuickStartTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let url = root.appendingPathComponent("Library/Application Support/todos.sqlite")
 
-        var store: Store<TodoState, TodoAction>? = try TodoDatabase.makeStore(at: url)
+        var store: Store<TodoState, TodoAction>? = try await TodoDatabase.makeStore(at: url)
         store?.send(.setDraft("Buy milk"))
         store?.send(.add)
         let id = try #require(store?.todos.ids.first)
@@ -40,12 +40,12 @@ struct ReadmeQuickStartTests {
         try await store?.flush()
         store = nil
 
-        let relaunched = try TodoDatabase.makeStore(at: url)
+        let relaunched = try await TodoDatabase.makeStore(at: url)
         #expect(relaunched.todos.values == [Todo(id: id, title: "Buy milk", done: true)])
         #expect(relaunched.draft == "")
         relaunched.send(.delete(id))
         try await relaunched.flush()
-        #expect(try TodoDatabase.makeStore(at: url).todos.isEmpty)
+        #expect(try await TodoDatabase.makeStore(at: url).todos.isEmpty)
     }
 
     /// The README's view passes `\.draft` and `TodoAction.setDraft` to `store.binding(_:send:)`,

@@ -46,16 +46,17 @@ enum TodoDatabase {
     }
 
     /// Opens (or creates) the database — in Application Support unless told otherwise —,
-    /// loads the to-dos and returns the app's store.
+    /// loads the to-dos and returns the app's store. Opening, checking, migrating and
+    /// loading run off the main actor: the app draws its launch screen meanwhile.
     @MainActor
-    static func makeStore(at location: URL? = nil) throws -> Store<TodoState, TodoAction> {
+    static func makeStore(at location: URL? = nil) async throws -> Store<TodoState, TodoAction> {
         let url = try location ?? FileManager.default.url(
             for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true
         ).appending(path: "todos.sqlite")
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let database = try SwiduxDatabase(path: url.path, migrations: migrations)
+        let database = try await SwiduxDatabase.open(path: url.path, migrations: migrations)
         var state = TodoState()
-        let persistence = try database.persistence(hydrating: &state, [.entities(\.todos, in: todos)])
+        let persistence = try await database.persistence(hydratingInBackground: &state, [.entities(\.todos, in: todos)])
         return Store(initialState: state, reducer: TodoReducer(), environment: TodoEnvironment(), persistence: persistence)
     }
 }

@@ -99,7 +99,7 @@ final class Follower {
     let store: Store<XState, XAction>
     let feed: ChangeFeed?
 
-    init(path: String, follow: Bool = true, logger: Logger = Logger(label: "test")) async throws {
+    init(path: String, follow: Bool = true, every interval: Duration = .milliseconds(5), logger: Logger = Logger(label: "test")) async throws {
         database = try SwiduxDatabase(path: path, migrations: XSchema.migrations)
         persistence = PersistenceMiddleware(writers: [
             database.stateWriter(for: \.lists, table: XSchema.lists),
@@ -109,7 +109,7 @@ final class Follower {
         var state = XState()
         (state.todos, state.lists, state.entries) = try await database.hydrateAll(XSchema.todos, XSchema.lists, XSchema.entries)
         store = Store(initialState: state, reducer: XReducer(), environment: (), persistence: persistence)
-        feed = follow ? try store.follow(database, every: .milliseconds(5), logger: logger) : nil
+        feed = follow ? try store.follow(database, every: interval, logger: logger) : nil
     }
 
     /// What the file holds now, through this follower's connection.

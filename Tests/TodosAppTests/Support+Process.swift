@@ -45,6 +45,10 @@ struct RunResult {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// The child's CPU time, user and system (from `wait4`).
+    var cpuSeconds: Double = 0
+    /// The child's wall-clock time.
+    var wallSeconds: Double = 0
 }
 
 /// Runs blocking work (waiting for a child process) on its own thread, so that the
@@ -76,6 +80,7 @@ enum ChildProcess {
         let argv = [executable] + arguments
         let envp = environment.map { "\($0.key)=\($0.value)" }
         var pid = pid_t()
+        let started = Date()
         let spawned = withCStrings(argv) { argv in
             withCStrings(envp) { envp in posix_spawn(&pid, executable, &actions, nil, argv, envp) }
         }
@@ -90,13 +95,18 @@ enum ChildProcess {
         errReader.start()
         let outData = readAll(outPipe[0])
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1, errno == EINTR {}
+        let wall = Date().timeIntervalSince(started)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
         while !errData.isSet { usleep(1000) }
         close(outPipe[0]); close(errPipe[0])
         let signal = status & 0x7f
         return RunResult(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal,
                          stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData.value, as: UTF8.self))
+                         stderr: String(decoding: errData.value, as: UTF8.self),
+                         cpuSeconds: cpu, wallSeconds: wall)
     }
 
     private static func readAll(_ fd: Int32) -> Data {

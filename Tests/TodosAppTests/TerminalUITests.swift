@@ -62,14 +62,14 @@ final class PseudoTerminalSession: @unchecked Sendable {
     private let output = LockedData()
     private let reader: Thread
 
-    init(box: Sandbox) throws {
+    init(box: Sandbox, environment: [String: String]? = nil) throws {
         var master: Int32 = 0, slave: Int32 = 0
         var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
         guard openpty(&master, &slave, nil, nil, &size) == 0 else { throw ProcessFailure("openpty failed") }
         self.master = master
         process.executableURL = try todosExecutable()
         process.arguments = []
-        var environment = box.environment
+        var environment = environment ?? box.environment
         environment["TERM"] = "xterm-256color"
         process.environment = environment
         let slaveHandle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)

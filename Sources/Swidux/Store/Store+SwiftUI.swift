@@ -44,8 +44,11 @@ extension Store {
 
 extension View {
     /// Flushes `store`'s pending changes whenever the scene leaves the foreground
-    /// (`scenePhase` becomes `.inactive` or `.background`): a suspended app can be killed
-    /// without notice, and a flush that returned is on disk.
+    /// (`scenePhase` becomes `.inactive` or `.background`), inside a background-task
+    /// assertion (``Store/flushInBackgroundTask(_:)``) so that iOS lets it finish: a
+    /// suspended app can be killed without notice, and a flush that returned is on disk.
+    /// On macOS, also call `store.flushesOnTermination(timeout:)`: quitting does not
+    /// change `scenePhase`.
     ///
     /// ```swift
     /// WindowGroup {
@@ -71,10 +74,10 @@ private struct FlushOnScenePhase<StoreState, StoreAction>: ViewModifier {
     func body(content: Content) -> some View {
         content.onChange(of: scenePhase) { _, phase in
             guard phase != .active else { return }
-            Task { @MainActor in
-                // Failures are logged, reported and retried by the persistence middleware.
-                try? await store.flush()
-            }
+            // Inside a background-task assertion, begun before the scene is suspended and
+            // ended after the flush. Failures are logged, reported and retried by the
+            // persistence middleware.
+            store.flushInBackgroundTask(.system)
         }
     }
 }

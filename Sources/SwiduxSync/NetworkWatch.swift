@@ -1,0 +1,94 @@
+import Foundation
+#if canImport(Network)
+import Network
+#endif
+
+/// Ends a ``SyncClient``'s retry wait as soon as the network comes back (an `NWPathMonitor`
+/// path turning `.satisfied`), instead of after up to 30 s of backoff. Without the Network
+/// framework (Linux) the wait is the plain delay.
+final class NetworkWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter: UInt64 = 0
+    #if canImport(Network)
+    private var monitor: NWPathMonitor?
+    private var satisfied = true
+    #endif
+
+    func start() {
+        #if canImport(Network)
+        let monitor = NWPathMonitor()
+        monitor.pathUpdateHandler = { [weak self] path in self?.pathChanged(satisfied: path.status == .satisfied) }
+        lock.withLock { self.monitor = monitor }
+        monitor.start(queue: DispatchQueue(label: "swidux.sync.network"))
+        #endif
+    }
+
+    func stop() {
+        #if canImport(Network)
+        let monitor = lock.withLock { () -> NWPathMonitor? in
+            defer { self.monitor = nil }
+            return self.monitor
+        }
+        monitor?.cancel()
+        #endif
+        wakeAll()
+    }
+
+    #if canImport(Network)
+    private func pathChanged(satisfied now: Bool) {
+        let returned = lock.withLock { () -> Bool in
+            defer { satisfied = now }
+            return now && !satisfied
+        }
+        if returned { wakeAll() }
+    }
+    #endif
+
+    /// Waits `delay`, or less if the network comes back meanwhile, or until cancelled.
+    func waitForReturn(orFor delay: Duration) async {
+        #if canImport(Network)
+        let id = lock.withLock { () -> UInt64 in
+            nextWaiter &+= 1
+            return nextWaiter
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let now = self.lock.withLock { () -> Bool in
+                            if Task.isCancelled { return true }
+                            self.waiters[id] = continuation
+                            return false
+                        }
+                        if now { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.resume(id)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: delay)
+                self.resume(id)
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        #else
+        try? await Task.sleep(for: delay)
+        #endif
+    }
+
+    private func resume(_ id: UInt64) {
+        let waiter = lock.withLock { waiters.removeValue(forKey: id) }
+        waiter?.resume()
+    }
+
+    private func wakeAll() {
+        let woken = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+}
