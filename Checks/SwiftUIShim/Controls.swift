@@ -100,7 +100,7 @@ extension View {
         of value: V, initial: Bool = false, _ action: @escaping () -> Void
     ) -> some View { modifier(EmptyModifier()) }
     public nonisolated func task(
-        priority: TaskPriority = .userInitiated, _ action: @escaping @isolated(any) @Sendable () async -> Void
+        priority: TaskPriority = .userInitiated, @_inheritActorContext _ action: @escaping @isolated(any) @Sendable () async -> Void
     ) -> some View { modifier(EmptyModifier()) }
     public nonisolated func refreshable(action: @escaping @Sendable () async -> Void) -> some View {
         modifier(EmptyModifier())
