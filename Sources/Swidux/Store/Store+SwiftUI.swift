@@ -6,13 +6,15 @@ extension Store {
     /// controlled components).
     ///
     /// ```swift
-    /// TextField("Title", text: store.binding(\.draft.title, send: AppAction.setTitle))
-    /// Toggle("Done", isOn: store.binding(\.showsDone, send: { .setShowsDone($0) }))
+    /// TextField("New to-do", text: store.binding(\.draft, send: TodoAction.setDraft))
+    /// TextField("New to-do", text: store.binding(\.draft, send: { .setDraft(String($0.prefix(80))) }))
     /// ```
     ///
     /// Reading the binding observes the slice at `keyPath`, like `store.slice`. The key path
-    /// and the closure must be `Sendable` (key path literals and enum cases are); the
-    /// binding must be read and written on the main actor, as SwiftUI does.
+    /// and the closure must be `Sendable` (key path literals and enum cases are). The
+    /// binding is safe on any thread (since iOS 18 SwiftUI may read one off the main thread):
+    /// there it answers the value it last read on the main actor, and a write is sent on the
+    /// main actor, in order.
     public func binding<Value: Sendable>(
         _ keyPath: KeyPath<State, Value> & Sendable,
         send action: @escaping @Sendable (Value) -> Action

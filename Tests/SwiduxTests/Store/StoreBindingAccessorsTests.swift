@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Swidux
 
@@ -44,5 +45,24 @@ struct StoreBindingAccessorsTests {
         let set: @Sendable (String) -> Void = accessors.set
         set("eggs")
         #expect(get() == "EGGS")
+    }
+
+    /// Since iOS 18 SwiftUI may call a binding's closures off the main thread (issue 30):
+    /// the getter answers the value last read on the main actor and the setter sends on the
+    /// main actor, in order, instead of trapping in `MainActor.assumeIsolated`.
+    @Test(.timeLimit(.minutes(1))) func theClosuresAreSafeOffTheMainThread() async {
+        let store = Store(initialState: Form(title: "Milk"), reducer: Self.reducer, environment: ())
+        let accessors = StoreBindingAccessors(store: store, keyPath: \.title, send: FormAction.setTitle)
+        let offMain = await Task.detached { (Thread.isMainThread, accessors.get()) }.value
+        #expect(offMain.0 == false)
+        #expect(offMain.1 == "Milk")
+
+        await Task.detached {
+            accessors.set("Eggs")
+            accessors.set("Bread")
+        }.value
+        while store.count < 2 { await Task.yield() }   // the sends reach the main actor
+        #expect(store.title == "Bread")                // in the order of the writes
+        #expect(await Task.detached { accessors.get() }.value == "Bread")
     }
 }
