@@ -42,6 +42,7 @@ let package = Package(
             .product(name: "OrderedCollections", package: "swift-collections"),
         ]),
         benchmark("DerivedState"),
+        benchmark("Recording"),
         // Runs the release `todos` executable of the main package (build it first).
         benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),
     ],

@@ -33,6 +33,9 @@ struct EntityPartCapture<Entity: Identifiable & Equatable & Sendable>: Sendable 
     var removed: [Entity.ID] = []
     /// Changed entities the store holds, in the store's order, each with the id before it.
     var present: [(entity: Entity, predecessor: Entity.ID?)] = []
+    /// All ids in order, when the change reordered entities it did not log (a move, a sort):
+    /// the order is relinked from the ids' cached hashes, no entity is hashed again.
+    var order: [Entity.ID]?
 }
 
 /// An external change of an entity store as a recording keeps it (keys kept short).
@@ -63,7 +66,7 @@ where Entity.ID: Sendable {
         seen = current
         // The next change starts a new step of the log, which the next capture finds.
         ChangeFingerprint.markSeen()
-        guard let previous, let logged = store._observationLog.changes(since: previous, current: current), !logged.reorder
+        guard let previous, let logged = store._observationLog.changes(since: previous, current: current)
         else { return EntityPartCapture(all: store) }
         var capture = EntityPartCapture<Entity>()
         var visited = Set<Entity.ID>()
@@ -77,6 +80,11 @@ where Entity.ID: Sendable {
             }
         }
         present.sort { $0.slot < $1.slot }
+        if logged.reorder {
+            capture.present = present.map { ($0.entity, nil) }
+            capture.order = store.ids
+            return capture
+        }
         capture.present.reserveCapacity(present.count)
         for (slot, entity) in present {
             var before = slot - 1
@@ -126,6 +134,10 @@ where Entity.ID: Codable & Sendable {
             try rebuild(all, using: hashing)
             return
         }
+        if let order = capture.order {
+            try reorder(capture, to: order, using: hashing)
+            return
+        }
         for id in capture.removed { unlink(id) }
         for (entity, predecessor) in capture.present {
             unlink(entity.id)
@@ -143,6 +155,36 @@ where Entity.ID: Codable & Sendable {
             try insert(entity, after: last, using: hashing)
             last = entity.id
         }
+    }
+
+    /// Updates the changed entities' hashes, then relinks the whole chain in `order` from the
+    /// ids' cached hashes: O(*n*) additions, no entity hashed but the changed ones.
+    private func reorder(_ capture: EntityPartCapture<Entity>, to order: [Entity.ID], using hashing: Fingerprinting) throws {
+        for id in capture.removed {
+            if let node = nodes.removeValue(forKey: id) { content &-= node.hash }
+        }
+        for (entity, _) in capture.present {
+            let hash = try hashing.hash(entity)
+            if let old = nodes[entity.id]?.hash {
+                content &-= old
+                nodes[entity.id]?.hash = hash
+            } else {
+                nodes[entity.id] = Node(hash: hash, idHash: try hashing.hash(entity.id), predecessor: nil, successor: nil)
+            }
+            content &+= hash
+        }
+        head = order.first
+        self.order = 0
+        var previous: (id: Entity.ID, hash: UInt64)?
+        for id in order {
+            guard let idHash = nodes[id]?.idHash else { continue }
+            self.order &+= link(previous?.hash, idHash)
+            nodes[id]?.predecessor = previous?.id
+            if let previous { nodes[previous.id]?.successor = id }
+            previous = (id, idHash)
+        }
+        if let previous { nodes[previous.id]?.successor = nil }
+        self.order &+= link(previous?.hash, nil)
     }
 
     /// Takes `id` out of the chain: its neighbours become linked.
@@ -182,6 +224,10 @@ where Entity.ID: Codable & Sendable {
         var payload = EntityPartPayload<Entity>()
         if let all = capture.all {
             payload.all = Array(all)
+        } else if capture.order != nil {
+            // External changes place entities themselves; a reorder is not replayed from here.
+            payload.upserted = capture.present.map(\.entity)
+            payload.deleted = capture.removed
         } else {
             payload.upserted = capture.present.map(\.entity)
             payload.deleted = capture.removed

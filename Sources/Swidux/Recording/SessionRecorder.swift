@@ -103,6 +103,8 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
 
     // MARK: - Middleware
 
+    /// Starts the recording at the first action (its header fingerprints the state before
+    /// it) and stamps the step's time (and ``SessionValues``).
     public func beforeReduce(state: State, action: Action, source: ActionSource) {
         if !started { start(state) }
         let milliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
@@ -110,11 +112,14 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
         values?.beginStep(step, milliseconds: milliseconds)
     }
 
+    /// Records the action with what it changed.
     public func afterReduce(state: inout State, action: Action) {
         values?.endStep()
         record(SessionWriter.Entry(source: current.source, milliseconds: current.milliseconds, action: action), state)
     }
 
+    /// Records a batch of external changes that changed a fingerprinted part, with the
+    /// entities it changed.
     public func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: State) {
         // Taken in before the first action: part of the state the recording starts from.
         guard started else { return start(state) }
@@ -128,6 +133,7 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
         step += 1
     }
 
+    /// Records an undo or a redo.
     public func didMoveInHistory(undo: Bool, state: State) {
         guard started else { return start(state) }
         record(SessionWriter.Entry(kind: undo ? "undo" : "redo", source: .ui, milliseconds: Self.now()), state)

@@ -30,7 +30,9 @@ public struct SessionRecording<Action: Decodable> {
         public var index: Int
         /// Its line in the file (1-based; line 1 is the header).
         public var line: Int
+        /// What happened.
         public var event: Event
+        /// Where it came from (the UI, an effect, another writer, sync).
         public var source: ActionSource
         /// When it happened, in milliseconds since 1970 (``SessionValues/now()`` during the step).
         public var milliseconds: Int64
@@ -50,6 +52,7 @@ public struct SessionRecording<Action: Decodable> {
     public var initialSnapshot: [String: String]?
     /// The seed of the ids ``SessionValues`` made during the steps.
     public var seed: UInt64
+    /// The steps, in the order they happened.
     public var steps: [Step]
 
     /// Reads a recording.
@@ -140,6 +143,7 @@ public struct SessionRecordingError: Error, CustomStringConvertible, Sendable {
     /// What is wrong.
     public var reason: String
 
+    /// "Recording session.jsonl, line 3: does not decode (…)".
     public var description: String {
         "Recording \(path)\(line.map { ", line \($0)" } ?? ""): \(reason)"
     }

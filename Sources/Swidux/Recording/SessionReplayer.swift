@@ -123,6 +123,7 @@ public struct ReplayedStep<State, Action: Decodable> {
 public struct EffectlessReducer<Base: SwiduxReducer>: SwiduxReducer {
     let base: Base
 
+    /// Runs the base reducer and returns no effect.
     public func reduce(state: inout Base.State, action: Base.Action, environment: Base.Environment) -> Effect<Base.RootAction>? {
         _ = base.reduce(state: &state, action: action, environment: environment)
         return nil

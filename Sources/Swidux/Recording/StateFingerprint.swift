@@ -12,8 +12,9 @@
 /// that differs. The cost after an action is O(what changed):
 /// - an ``EntityStore`` part finds the ids the action changed in the store's change log
 ///   and hashes only those entities (and the links to their neighbours, for the order);
-///   a bulk change the log cannot name (`sort`, `move(fromOffsets:toOffset:)`, a store
-///   assigned whole) rehashes that store, O(*n*);
+///   a reorder (`sort`, `move(fromOffsets:toOffset:)`) relinks the order from cached hashes,
+///   O(*n*) additions; a change the log cannot name (a store assigned whole, a step with too
+///   many ids) rehashes that store, O(*n*) hashes;
 /// - a field part compares the value with the last one (`==`) and hashes it when it changed.
 ///
 /// Hashing (of the JSON encoding, keys sorted) runs off the main actor, in the recorder's
