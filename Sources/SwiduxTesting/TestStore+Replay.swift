@@ -3,7 +3,7 @@ import Foundation
 import Swidux
 
 extension TestStore where Action: Decodable {
-    /// Replays a recorded session (``SessionRecorder``) and fails the test at the first step
+    /// Replays a recorded session (`SessionRecorder`) and fails the test at the first step
     /// whose state fingerprint differs from the recording's, printing the step, its action,
     /// the parts that differ and the state change the replay made at that step.
     ///
@@ -17,11 +17,11 @@ extension TestStore where Action: Decodable {
     /// Effects are not run: the actions they sent are in the recording and are sent in their
     /// place, in the recorded order. Undo and redo steps call `undo()` / `redo()` (pass the
     /// app's `undo:`); external changes are applied as recorded. Put the recording's
-    /// ``SessionValues`` in the environment (`values:`) when the reducer reads the time or
+    /// `SessionValues` in the environment (`values:`) when the reducer reads the time or
     /// makes ids. The replay stops at the first difference; the test store then holds the
     /// state after that step. ``replayedSteps`` tells how many steps ran.
     ///
-    /// - Throws: ``SessionRecordingError`` when the file cannot be read or does not decode.
+    /// - Throws: `SessionRecordingError` when the file cannot be read or does not decode.
     public convenience init<R: SwiduxReducer>(
         replaying url: URL,
         initialState: State,
@@ -60,7 +60,7 @@ extension TestStore where Action: Decodable {
     }
 
     /// ``init(replaying:initialState:reducer:environment:fingerprint:values:undo:fileID:filePath:line:column:)``
-    /// for a state that names its fingerprint (``SessionFingerprinted``).
+    /// for a state that names its fingerprint (`SessionFingerprinted`).
     ///
     /// ```swift
     /// try await TestStore(replaying: url, initialState: AppState(), reducer: AppReducer(), environment: env)
