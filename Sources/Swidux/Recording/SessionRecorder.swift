@@ -80,6 +80,9 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     /// The recording's file.
     public var file: URL { writer.url }
 
+    /// How many values (entities, ids, fields) the writer hashed so far.
+    var hashedValues: Int { writer.hashedValues }
+
     /// The number of steps recorded so far.
     public var stepCount: Int { step }
 

@@ -64,6 +64,9 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
         try? handle?.close()
     }
 
+    /// How many values the writer hashed (tests check the O(changed) cost with it).
+    var hashedValues: Int { processing.withLock { hashing.hashedValues } }
+
     /// The first error writing met (writing stops there), if any.
     var error: (any Error)? { lock.withLock { _error } }
 

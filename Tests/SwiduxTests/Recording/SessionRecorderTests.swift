@@ -159,6 +159,25 @@ struct SessionRecorderTests {
         #expect(try replayer.next() == nil)
     }
 
+    @Test("In a store with persistence and an observer, a send that changes one of 10,000 entities hashes only it")
+    func costInAStore() async throws {
+        let file = try temporaryFolder().appendingPathComponent("session.jsonl")
+        let recorder = try SessionRecorder<Shelf, ShelfAction>(file: file)
+        let table = MemoryTable<Book>(name: "books")
+        let start = Shelf(books: EntityStore((0..<10_000).map { Book(id: $0, title: "b\($0)") }))
+        let store = Store(
+            initialState: start, reducer: ShelfReducer(), environment: (), middleware: [recorder],
+            persistence: PersistenceMiddleware(writers: [table.writer(\Shelf.books)], debounce: .seconds(3600)))
+        let token = store.observe { store in _ = store.books[5] }
+        store.send(.note("start"))
+        try await recorder.flush()
+        let before = recorder.hashedValues
+        for id in 0..<100 { store.send(.markRead(id * 7)) }
+        try await recorder.flush()
+        #expect(recorder.hashedValues - before == 200)   // each changed entity and its id
+        token.cancel()
+    }
+
     @Test("Middleware see each action's source")
     func sourcesForMiddleware() async {
         final class Sources: Middleware {
