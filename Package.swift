@@ -83,6 +83,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `todos replay`: each step's state difference.
+                .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
         ),
         .executableTarget(name: "todos", dependencies: ["TodosApp"]),
@@ -125,7 +127,9 @@ let package = Package(
         .testTarget(name: "QuickStartTests", dependencies: ["SwiduxSQLite", "SwiduxTesting"]),
         .testTarget(
             name: "TodosAppTests",
-            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "todos", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "todos", .product(name: "Clocks", package: "swift-clocks")],
+            // Recorded sessions (`todos --record`), replayed by RecordedSessionTests.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

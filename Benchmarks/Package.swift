@@ -49,6 +49,7 @@ let package = Package(
             dependencies: [.product(name: "SwiduxSQLite", package: "Swidux")],
             path: "Sources/LaunchStall"
         ),
+        benchmark("Recording"),
         // Runs the release `todos` executable of the main package (build it first).
         benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),
     ],

@@ -59,6 +59,8 @@ public final class TestStore<State: Equatable, Action> {
     var asserted: State
     /// `true` when steps ran since the last ``finish(timeout:fileID:filePath:line:column:)``.
     var needsCompletionCheck = false
+    /// The recorded steps a replay ran (see `init(replaying:…)`); 0 otherwise.
+    public internal(set) var replayedSteps = 0
     private let createdAt: CallSite
 
     /// Creates a test store around a `Store` running `reducer`, with the same middleware,

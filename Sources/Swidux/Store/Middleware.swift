@@ -42,6 +42,12 @@ public protocol Middleware<State, Action>: AnyObject {
     /// Called after the store took in changes made outside it (another process, a sync
     /// engine: see ``Store/applyExternalChanges(_:)``), with the new state.
     func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: State)
+    /// Called before the reducer runs, with where the action came from (see
+    /// ``ActionSource``). By default it calls ``beforeReduce(state:action:)``.
+    func beforeReduce(state: State, action: Action, source: ActionSource)
+    /// Called after ``Store/undo()`` (`undo == true`) or ``Store/redo()`` changed the
+    /// state, with the new state.
+    func didMoveInHistory(undo: Bool, state: State)
 }
 
 extension Middleware {
@@ -50,4 +56,10 @@ extension Middleware {
     /// Does nothing: implement it to look at (or adjust) the state after a reduce.
     public func afterReduce(state: inout State, action: Action) {}
     public func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: State) {}
+    /// Calls ``beforeReduce(state:action:)``: implement it to also see the action's source.
+    public func beforeReduce(state: State, action: Action, source: ActionSource) {
+        beforeReduce(state: state, action: action)
+    }
+    /// Does nothing: implement it to see undo and redo.
+    public func didMoveInHistory(undo: Bool, state: State) {}
 }

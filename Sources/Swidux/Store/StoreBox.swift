@@ -75,6 +75,8 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
     /// Undo/redo requested while a step was being recorded or a reduce ran (from a middleware
     /// hook, whose copy of the state would overwrite it, or an observer): run after it.
     @exclusivity(unchecked) private var deferredHistoryMoves: [Bool] = []
+    /// Where the action being dispatched came from (told to middleware).
+    @exclusivity(unchecked) private var dispatchSource = ActionSource.ui
     /// Nesting of synchronous `.send` follow-ups (loop guard).
     private var depth = 0
     static var maxSynchronousDepth: Int { 256 }
@@ -120,7 +122,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         tracker.currentState = { [weak self] in self?.state }
         self.runner = EffectRunner(
             dispatch: { [weak self] action, parent in
-                self?.dispatch(action, followUpOf: parent) ?? StoreTask(task: nil, scope: nil)
+                self?.dispatch(action, followUpOf: parent, from: .effect) ?? StoreTask(task: nil, scope: nil)
             },
             onError: { [weak self] error in self?.onUnexpectedError(error) },
             registry: taskRegistry
@@ -199,7 +201,15 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
     func trackUndoStatus() { registrar.access(self, keyPath: \.undoStatus) }
 
     func dispatch(_ action: Action) -> StoreTask {
-        dispatch(action, followUpOf: nil)
+        dispatch(action, followUpOf: nil, from: .ui)
+    }
+
+    /// `dispatch(_:followUpOf:)`, with middleware told where the action came from.
+    private func dispatch(_ action: Action, followUpOf parent: EffectScope?, from source: ActionSource) -> StoreTask {
+        let outer = dispatchSource
+        dispatchSource = source
+        defer { dispatchSource = outer }
+        return dispatch(action, followUpOf: parent)
     }
 
     /// Reduces `action` now, or queues it when a reduce is under way (a middleware hook or an
@@ -242,6 +252,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
                 while let (_, dropped) = queue.popFirst() { dropped.resolve(nil) }
                 return
             }
+            dispatchSource = .ui   // sent by a hook or an observer
             pending.resolve(reduce(action, followUpOf: nil, in: pending.scope).task)
         }
     }
@@ -273,7 +284,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         }
         // Guarded: walking an array of `any Middleware<State, Action>`, even an empty one,
         // looks the (parameterized) existential's metadata up on every send.
-        if hasMiddleware { for m in middleware { m.beforeReduce(state: state, action: action) } }
+        if hasMiddleware { for m in middleware { m.beforeReduce(state: state, action: action, source: dispatchSource) } }
         let effect = reducer(&state, action)
         if hasMiddleware { for m in middleware {
             // No access to `state` is held while a hook runs: it may read the store (and see
@@ -409,6 +420,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
             undoStack.pushUndo(inverse, layout: Unmanaged.passUnretained(currentUndoLayout()))
         }
         persistence?.afterReduce(state: &state)
+        if hasMiddleware { for m in middleware { m.didMoveInHistory(undo: undo, state: state) } }
         undoStatusChanged()
         notifyObservers()
         isReducing = wasReducing

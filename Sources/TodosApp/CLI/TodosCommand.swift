@@ -25,13 +25,15 @@ public struct TodosCommand: AsyncParsableCommand {
             --sync-token <token> (or set TODOS_SYNC_URL and TODOS_SYNC_TOKEN): the UI syncs \
             continuously and keeps working offline; `todos sync` syncs once.
             """,
-        subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Stress.self, Check.self, TimeKeys.self]
+        subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Replay.self, Stress.self, Check.self, TimeKeys.self]
     )
 
     @OptionGroup public var options: DatabaseOptions
     @OptionGroup public var sync: SyncOptions
     @Option(name: .long, help: ArgumentHelp("Where the full-screen UI writes its log, never to the terminal (default: $TODOS_LOG, else $XDG_STATE_HOME/todos/todos.log, else ~/.local/state/todos/todos.log).", valueName: "path"))
     public var log: String?
+    @Option(name: .long, help: ArgumentHelp("Record the UI session to this file (JSON lines; replay it with `todos replay FILE`).", valueName: "file"))
+    public var record: String?
 
     public init() {}
 
@@ -40,7 +42,8 @@ public struct TodosCommand: AsyncParsableCommand {
         let sync = try sync.resolved()
         // The UI owns the terminal: the library's log goes to a file from here on.
         let logProblem = LogFile.bootstrap(path: LogFile.resolve(option: log))
-        try await TerminalUI.run(databasePath: path, sync: sync, notice: logProblem)
+        let record = record.map { URL(fileURLWithPath: DatabaseLocation.expand($0)) }
+        try await TerminalUI.run(databasePath: path, sync: sync, notice: logProblem, record: record)
     }
 }
 
@@ -67,9 +70,11 @@ func withApp<T: Sendable>(
 }
 
 @MainActor
-func openApp(path: String) throws -> TodoApp {
+func openApp(path: String, record: URL? = nil) throws -> TodoApp {
     do {
-        return try TodoApp(database: AppDatabase.open(path: path, access: .create))
+        return try TodoApp(database: AppDatabase.open(path: path, access: .create), record: record)
+    } catch let error as SessionRecordingError {
+        throw TodosError(error.description)
     } catch {
         throw TodosError(ErrorMessage.describe(error, path: path))
     }
@@ -260,7 +265,7 @@ extension TodosCommand {
     /// For `todos add "-x"`: an argument that looks like an option but is none of ours is
     /// probably a title (or list or tag) starting with '-': say how to pass it.
     static func dashHint(_ arguments: [String]) -> String? {
-        let known: Set<String> = ["--db", "--list", "--tag", "--json", "--undo", "--help", "-h", "--count", "--interval-ms", "--version", "--sync", "--sync-token"]
+        let known: Set<String> = ["--db", "--list", "--tag", "--json", "--undo", "--help", "-h", "--count", "--interval-ms", "--version", "--sync", "--sync-token", "--record", "--log", "--step", "--summary"]
         guard !arguments.contains("--"),
               let odd = arguments.first(where: { $0.hasPrefix("-") && $0.count > 1 && !known.contains($0.split(separator: "=").first.map(String.init) ?? $0) })
         else { return nil }

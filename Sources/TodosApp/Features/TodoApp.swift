@@ -11,6 +11,8 @@ public final class TodoApp {
     public let events: EventChannel<AppEvent>
     public let database: AppDatabase
     public let environment: AppEnvironment
+    /// Records the session when the app was opened with `record:` (`todos --record FILE`).
+    public let recorder: SessionRecorder<AppState, AppAction>?
 
     /// The name of the list created when there is none.
     nonisolated public static let defaultListName = "Inbox"
@@ -27,9 +29,20 @@ public final class TodoApp {
         persistenceDebounce: Duration = .milliseconds(250),
         searchDebounce: Duration = .milliseconds(200),
         uuid: @escaping @Sendable () -> UUID = { UUID() },
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        record: URL? = nil
     ) throws {
         let events = EventChannel<AppEvent>()
+        // Recording: the reducer's time and ids come from the recording's values, so that a
+        // replay reproduces them; the recorder's header holds the state it starts from.
+        var (uuid, now) = (uuid, now)
+        var recorder: SessionRecorder<AppState, AppAction>?
+        if let record {
+            let values = SessionValues()
+            (uuid, now) = (values.uuid, values.now)
+            recorder = try SessionRecorder(file: record, values: values, snapshot: true)
+        }
+        self.recorder = recorder
         if defaultList, database.access != .readOnly { try database.ensureDefaultList() }
         var state = try database.hydrate()
         state.ui.currentListID = state.lists.first?.id
@@ -59,15 +72,20 @@ public final class TodoApp {
             initialState: state,
             reducer: AppReducer(),
             environment: environment,
+            middleware: recorder.map { [$0] } ?? [],
             persistence: persistence,
-            // The domain only: `ui` (list, filter, selection, input) is never undone, so undo
-            // never moves the user's navigation (issue 27 item 9).
-            undo: UndoMiddleware(maxDepth: 200, recording: \.lists, \.tags, \.items, \.itemTags),
+            undo: Self.makeUndo(),
             logger: Logger(label: "todos.store")
         )
     }
 
     private let vanishedLog: VanishedLog
+
+    /// The app's undo: the domain only. `ui` (list, filter, selection, input) is never
+    /// undone, so undo never moves the user's navigation (issue 27 item 9). Replays use it too.
+    public static func makeUndo() -> UndoMiddleware<AppState> {
+        UndoMiddleware(maxDepth: 200, recording: \.lists, \.tags, \.items, \.itemTags)
+    }
 
     /// Whether a flush found `id` deleted by another writer.
     public func hasVanished(_ id: UUID) -> Bool { vanishedLog.ids.contains(AnyHashable(id)) }

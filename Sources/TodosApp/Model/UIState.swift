@@ -1,7 +1,7 @@
 import Foundation
 
 /// UI state: not persisted, not undoable.
-public struct UIState: Equatable, Sendable {
+public struct UIState: Equatable, Sendable, Codable {
     public var screen: AppScreen = .items
     /// The screen to go back to when help closes.
     public var previousScreen: AppScreen = .items

@@ -38,11 +38,13 @@ public final class TerminalUI {
     /// syncs continuously with that server (failures are status messages; the UI keeps
     /// working offline and sync retries).
     /// `notice` is shown on the status line first (e.g. the log file could not be opened).
-    public static func run(databasePath path: String, sync: (url: URL, token: String)? = nil, notice: String? = nil) async throws {
+    public static func run(
+        databasePath path: String, sync: (url: URL, token: String)? = nil, notice: String? = nil, record: URL? = nil
+    ) async throws {
         guard TerminalIO.isTerminal(STDIN_FILENO), TerminalIO.isTerminal(STDOUT_FILENO) else {
             throw TodosError("the interactive UI needs a terminal; use a subcommand instead (see `todos --help`)")
         }
-        let app = try openApp(path: path)
+        let app = try openApp(path: path, record: record)
         try app.followDatabase()   // other processes' changes appear at the next redraw
         let ui = TerminalUI(app: app)
         if let sync {
@@ -153,11 +155,14 @@ public final class TerminalUI {
         for source in sources { source.cancel() }
         var flushError: (any Error)?
         do { try await app.flush() } catch { flushError = error }
+        var recordError: (any Error)?
+        do { try await app.recorder?.flush() } catch { recordError = error }
         Self.dumpStateIfAsked(app.store.state)
         try? app.database.close()
         TerminalIO.leaveFullScreen()
         TerminalIO.restoreMode()
         if let flushError { throw TodosError("saving failed: \(flushError)") }
+        if let recordError { throw TodosError("recording failed: \(recordError)") }
     }
 
     /// A test hook: with `TODOS_STATE_DUMP=<path>`, the items the UI holds when it quits

@@ -1,0 +1,237 @@
+import Foundation
+
+/// An ``EntityStore`` part of a ``StateFingerprint``.
+///
+/// Its hash combines the number of entities, the sum of the entities' hashes (their
+/// content, in any order) and the sum of the hashes of each pair of neighbours (their
+/// order, with the ends linked to a sentinel). A change of one entity touches its own hash
+/// and its links only: O(changed) per action.
+struct EntityFingerprintPart<State, Entity: Codable & Identifiable & Equatable & Sendable>: FingerprintPart
+where Entity.ID: Codable & Sendable {
+    let keyPath: WritableKeyPath<State, EntityStore<Entity>>
+    let name: String
+
+    func makeTracker() -> any FingerprintTracker<State> { EntityFingerprintTracker(keyPath: keyPath) }
+    func makeDigest() -> any FingerprintDigest { EntityFingerprintDigest<Entity>() }
+
+    func applyExternal(_ payload: String, to state: inout State) throws {
+        let change = try JSONDecoder().decode(EntityPartPayload<Entity>.self, from: Data(payload.utf8))
+        if let all = change.all {
+            state[keyPath: keyPath] = EntityStore(all)
+            return
+        }
+        for id in change.deleted ?? [] { state[keyPath: keyPath][id] = nil }
+        for entity in change.upserted ?? [] { state[keyPath: keyPath][entity.id] = entity }
+    }
+}
+
+/// What changed in an entity store since the last capture.
+struct EntityPartCapture<Entity: Identifiable & Equatable & Sendable>: Sendable where Entity.ID: Sendable {
+    /// The whole store, when the change log could not name what changed (or at the start).
+    var all: EntityStore<Entity>?
+    /// Changed ids the store no longer holds.
+    var removed: [Entity.ID] = []
+    /// Changed entities the store holds, in the store's order, each with the id before it.
+    var present: [(entity: Entity, predecessor: Entity.ID?)] = []
+    /// All ids in order, when the change reordered entities it did not log (a move, a sort):
+    /// the order is relinked from the ids' cached hashes, no entity is hashed again.
+    var order: [Entity.ID]?
+}
+
+/// An external change of an entity store as a recording keeps it (keys kept short).
+struct EntityPartPayload<Entity: Codable & Identifiable>: Codable where Entity.ID: Codable {
+    var all: [Entity]?
+    var upserted: [Entity]?
+    var deleted: [Entity.ID]?
+
+    enum CodingKeys: String, CodingKey {
+        case all = "r", upserted = "u", deleted = "d"
+    }
+}
+
+final class EntityFingerprintTracker<State, Entity: Identifiable & Equatable & Sendable>: FingerprintTracker
+where Entity.ID: Sendable {
+    let keyPath: KeyPath<State, EntityStore<Entity>>
+    private var seen: ChangeFingerprint?
+
+    init(keyPath: KeyPath<State, EntityStore<Entity>>) {
+        self.keyPath = keyPath
+    }
+
+    func capture(_ state: State) -> (any Sendable)? {
+        let store = state[keyPath: keyPath]
+        let current = store.changeFingerprint
+        guard current != seen else { return nil }
+        let previous = seen
+        seen = current
+        // The next change starts a new step of the log, which the next capture finds.
+        ChangeFingerprint.markSeen()
+        guard let previous, let logged = store._observationLog.changes(since: previous, current: current)
+        else { return EntityPartCapture(all: store) }
+        var capture = EntityPartCapture<Entity>()
+        var visited = Set<Entity.ID>()
+        var present: [(slot: Int, entity: Entity)] = []
+        let storage = store.storage
+        for id in logged.ids where visited.insert(id).inserted {
+            if let slot = storage.index[id], let entity = storage.slots[slot] {
+                present.append((slot, entity))
+            } else {
+                capture.removed.append(id)
+            }
+        }
+        present.sort { $0.slot < $1.slot }
+        if logged.reorder {
+            capture.present = present.map { ($0.entity, nil) }
+            capture.order = store.ids
+            return capture
+        }
+        capture.present.reserveCapacity(present.count)
+        for (slot, entity) in present {
+            var before = slot - 1
+            while before >= 0, storage.slots[before] == nil { before -= 1 }
+            capture.present.append((entity, before >= 0 ? storage.slots[before]?.id : nil))
+        }
+        return capture
+    }
+}
+
+final class EntityFingerprintDigest<Entity: Codable & Identifiable & Equatable & Sendable>: FingerprintDigest
+where Entity.ID: Codable & Sendable {
+    private struct Node {
+        var hash: UInt64
+        var idHash: UInt64
+        var predecessor: Entity.ID?
+        var successor: Entity.ID?
+    }
+
+    private var nodes: [Entity.ID: Node] = [:]
+    private var head: Entity.ID?
+    private var content: UInt64 = 0
+    private var order: UInt64 = 0
+
+    init() {
+        order = link(nil, nil)
+    }
+
+    var value: UInt64 {
+        var hash = Fingerprinting.mix(UInt64(nodes.count) &+ 0x632B_E59B_D9B4_E019)
+        hash = Fingerprinting.mix(hash ^ content)
+        return Fingerprinting.mix(hash ^ order)
+    }
+
+    private func idHash(_ id: Entity.ID?) -> UInt64? {
+        guard let id else { return nil }
+        return nodes[id]?.idHash
+    }
+
+    private func link(_ before: UInt64?, _ after: UInt64?) -> UInt64 {
+        Fingerprinting.mix((before ?? 0x5851_F42D_4C95_7F2D) &* 31 &+ Fingerprinting.mix(after ?? 0x1405_7B7E_F767_814F))
+    }
+
+    func apply(_ capture: any Sendable, using hashing: Fingerprinting) throws {
+        guard let capture = capture as? EntityPartCapture<Entity> else { return }
+        if let all = capture.all {
+            try rebuild(all, using: hashing)
+            return
+        }
+        if let order = capture.order {
+            try reorder(capture, to: order, using: hashing)
+            return
+        }
+        for id in capture.removed { unlink(id) }
+        for (entity, predecessor) in capture.present {
+            unlink(entity.id)
+            try insert(entity, after: predecessor, using: hashing)
+        }
+    }
+
+    private func rebuild(_ store: EntityStore<Entity>, using hashing: Fingerprinting) throws {
+        nodes.removeAll(keepingCapacity: true)
+        head = nil
+        content = 0
+        order = link(nil, nil)
+        var last: Entity.ID?
+        for entity in store {
+            try insert(entity, after: last, using: hashing)
+            last = entity.id
+        }
+    }
+
+    /// Updates the changed entities' hashes, then relinks the whole chain in `order` from the
+    /// ids' cached hashes: O(*n*) additions, no entity hashed but the changed ones.
+    private func reorder(_ capture: EntityPartCapture<Entity>, to order: [Entity.ID], using hashing: Fingerprinting) throws {
+        for id in capture.removed {
+            if let node = nodes.removeValue(forKey: id) { content &-= node.hash }
+        }
+        for (entity, _) in capture.present {
+            let hash = try hashing.hash(entity)
+            if let old = nodes[entity.id]?.hash {
+                content &-= old
+                nodes[entity.id]?.hash = hash
+            } else {
+                nodes[entity.id] = Node(hash: hash, idHash: try hashing.hash(entity.id), predecessor: nil, successor: nil)
+            }
+            content &+= hash
+        }
+        head = order.first
+        self.order = 0
+        var previous: (id: Entity.ID, hash: UInt64)?
+        for id in order {
+            guard let idHash = nodes[id]?.idHash else { continue }
+            self.order &+= link(previous?.hash, idHash)
+            nodes[id]?.predecessor = previous?.id
+            if let previous { nodes[previous.id]?.successor = id }
+            previous = (id, idHash)
+        }
+        if let previous { nodes[previous.id]?.successor = nil }
+        self.order &+= link(previous?.hash, nil)
+    }
+
+    /// Takes `id` out of the chain: its neighbours become linked.
+    private func unlink(_ id: Entity.ID) {
+        guard let node = nodes.removeValue(forKey: id) else { return }
+        let before = idHash(node.predecessor), after = idHash(node.successor)
+        content &-= node.hash
+        order &-= link(before, node.idHash)
+        order &-= link(node.idHash, after)
+        order &+= link(before, after)
+        if let predecessor = node.predecessor { nodes[predecessor]?.successor = node.successor } else { head = node.successor }
+        if let successor = node.successor { nodes[successor]?.predecessor = node.predecessor }
+    }
+
+    /// Puts `entity` into the chain after `predecessor` (first when `nil`).
+    private func insert(_ entity: Entity, after predecessor: Entity.ID?, using hashing: Fingerprinting) throws {
+        let id = entity.id
+        let node = Node(hash: try hashing.hash(entity), idHash: try hashing.hash(id), predecessor: predecessor, successor: nil)
+        // A predecessor the chain does not hold (it should) counts as the start.
+        let known = predecessor.flatMap { nodes[$0] != nil ? $0 : nil }
+        let successor = known.map { nodes[$0]!.successor } ?? head
+        let before = idHash(known), after = idHash(successor)
+        order &-= link(before, after)
+        order &+= link(before, node.idHash)
+        order &+= link(node.idHash, after)
+        content &+= node.hash
+        var stored = node
+        stored.predecessor = known
+        stored.successor = successor
+        nodes[id] = stored
+        if let known { nodes[known]?.successor = id } else { head = id }
+        if let successor { nodes[successor]?.predecessor = id }
+    }
+
+    func externalPayload(_ capture: any Sendable) throws -> String? {
+        guard let capture = capture as? EntityPartCapture<Entity> else { return nil }
+        var payload = EntityPartPayload<Entity>()
+        if let all = capture.all {
+            payload.all = Array(all)
+        } else if capture.order != nil {
+            // External changes place entities themselves; a reorder is not replayed from here.
+            payload.upserted = capture.present.map(\.entity)
+            payload.deleted = capture.removed
+        } else {
+            payload.upserted = capture.present.map(\.entity)
+            payload.deleted = capture.removed
+        }
+        return String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// The current time and fresh ids for a reducer's environment, reproducible by a replay.
+///
+/// A reducer that reads the clock or makes ids (`createdAt: environment.now()`) gives
+/// another result each time it runs, so a replay of a recorded session would differ from
+/// the recording. Put a `SessionValues` in the environment instead: while a
+/// ``SessionRecorder`` records an action, ``now()`` is the time recorded with the action
+/// and ``uuid()`` derives ids from the recording's seed and the step; a replay
+/// (`TestStore(replaying:…)`) sets the same values, so the reducer gives the same result.
+/// Outside a recorded or replayed step they are the real time and random ids.
+///
+/// ```swift
+/// let values = SessionValues()
+/// let environment = AppEnvironment(now: values.now, uuid: values.uuid)
+/// let recorder = try SessionRecorder<AppState, AppAction>(
+///     file: url, fingerprint: fingerprint, values: values)
+/// ```
+public final class SessionValues: @unchecked Sendable {
+    private let lock = NSLock()
+    private var step: (index: Int, milliseconds: Int64)?
+    private var made: UInt64 = 0
+    /// The seed of the ids made during steps (a recording writes it in its header).
+    private var _seed: UInt64
+
+    /// Values with a random seed.
+    ///
+    /// ```swift
+    /// let values = SessionValues()
+    /// ```
+    public init() {
+        _seed = UInt64.random(in: 1...UInt64.max)
+    }
+
+    /// The time of the step being recorded or replayed, else the current time.
+    ///
+    /// ```swift
+    /// let item = TodoItem(title: title, createdAt: values.now())
+    /// ```
+    @Sendable public func now() -> Date {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let step else { return Date() }
+        return Date(timeIntervalSince1970: Double(step.milliseconds) / 1000)
+    }
+
+    /// An id derived from the seed, the step and how many ids the step made before, during
+    /// a recorded or replayed step; else a random one.
+    ///
+    /// ```swift
+    /// let tagID = values.uuid()
+    /// ```
+    @Sendable public func uuid() -> UUID {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let step else { return UUID() }
+        made += 1
+        var state = _seed ^ UInt64(truncatingIfNeeded: step.index) &* 0x9E37_79B9_7F4A_7C15 ^ made &* 0xBF58_476D_1CE4_E5B9
+        let high = Fingerprinting.splitMix(&state), low = Fingerprinting.splitMix(&state)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * UInt64(index)))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (8 * UInt64(index)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40   // version 4
+        bytes[8] = (bytes[8] & 0x3F) | 0x80   // variant 1
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    /// The seed of the ids made during steps.
+    var seed: UInt64 {
+        get { lock.lock(); defer { lock.unlock() }; return _seed }
+        set { lock.lock(); defer { lock.unlock() }; _seed = newValue }
+    }
+
+    /// Starts step `index`, at `milliseconds` since 1970 (recording or replay).
+    package func beginStep(_ index: Int, milliseconds: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        step = (index, milliseconds)
+        made = 0
+    }
+
+    /// Ends the step: real time and random ids again.
+    package func endStep() {
+        lock.lock()
+        defer { lock.unlock() }
+        step = nil
+    }
+
+    /// Sets the seed (a replay takes the recording's).
+    package func useSeed(_ seed: UInt64) { self.seed = seed }
+}

@@ -1,0 +1,236 @@
+import Foundation
+
+/// The writing side of a ``SessionRecorder``: takes the steps the main actor captured,
+/// finishes their fingerprints (hashing), encodes them as JSON lines and appends them to the
+/// file, in batches, off the main actor; rotates the file at its size limit.
+///
+/// `append` is called on the main actor (a lock, no I/O); the batches run in a detached task
+/// started when the first step of a batch arrives (none while idle), or in ``flush()``.
+final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Sendable {
+    /// A step as the main actor captured it.
+    struct Entry: Sendable {
+        var isHeader = false
+        var kind: String?
+        var source: ActionSource = .ui
+        var milliseconds: Int64 = 0
+        var action: Action?
+        var origin: String?
+        /// Per changed part: its index and what changed.
+        var captures: [(part: Int, change: any Sendable)] = []
+    }
+
+    let url: URL
+    private let partNames: [String]
+    private let maxFileSize: Int
+    private let keptFiles: Int
+    private let delay: Duration
+    private let redact: (@Sendable (Action) -> Action)?
+    private let seed: UInt64
+    /// Whether the first header holds the parts' values at the start.
+    private let snapshot: Bool
+
+    private let lock = NSLock()
+    private var pending: [Entry] = []
+    private var scheduled = false
+    private var _error: (any Error)?
+
+    /// Held while a batch is processed (the fields below belong to whoever holds it).
+    private let processing = NSLock()
+    private let digests: [any FingerprintDigest]
+    private let hashing = Fingerprinting()
+    private let encoder = JSONEncoder()
+    private var handle: FileHandle?
+    private var fileSize = 0
+    private var nextStep = 0
+
+    init(
+        url: URL, fingerprint: StateFingerprint<State>, maxFileSize: Int, keptFiles: Int, delay: Duration,
+        seed: UInt64, snapshot: Bool, redact: (@Sendable (Action) -> Action)?
+    ) throws {
+        self.snapshot = snapshot
+        self.url = url
+        self.partNames = fingerprint.partNames
+        self.maxFileSize = max(maxFileSize, 4096)
+        self.keptFiles = max(keptFiles, 0)
+        self.delay = delay
+        self.seed = seed
+        self.redact = redact
+        self.digests = fingerprint.makeDigests()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        try openFile(rotatingExisting: true)
+    }
+
+    deinit {
+        try? handle?.close()
+    }
+
+    /// How many values the writer hashed (tests check the O(changed) cost with it).
+    var hashedValues: Int { processing.withLock { hashing.hashedValues } }
+
+    /// The first error writing met (writing stops there), if any.
+    var error: (any Error)? { lock.withLock { _error } }
+
+    /// Queues a step; a batch starts `delay` after the first step queued since the last one.
+    func append(_ entry: Entry) {
+        let start: Bool = lock.withLock {
+            pending.append(entry)
+            if scheduled { return false }
+            scheduled = true
+            return true
+        }
+        guard start else { return }
+        let delay = delay
+        Task.detached(priority: .utility) { [self] in
+            try? await Task.sleep(for: delay)
+            drain()
+        }
+    }
+
+    /// Writes every queued step now (on the calling thread) and returns when they are written.
+    func flush() {
+        processing.withLock {
+            let batch = lock.withLock { () -> [Entry] in
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
+            }
+            process(batch)
+        }
+    }
+
+    /// The batch task: processes until the queue is empty, then lets the next step start one.
+    private func drain() {
+        processing.withLock {
+            while true {
+                let batch = lock.withLock { () -> [Entry]? in
+                    if pending.isEmpty {
+                        scheduled = false
+                        return nil
+                    }
+                    defer { pending.removeAll(keepingCapacity: true) }
+                    return pending
+                }
+                guard let batch else { return }
+                process(batch)
+            }
+        }
+    }
+
+    private func process(_ batch: [Entry]) {
+        guard !batch.isEmpty, error == nil else { return }
+        var output = Data()
+        do {
+            for entry in batch {
+                // Where the session stands before this step: a new file after a rotation starts there.
+                let first = nextStep, fingerprint = currentFingerprint()
+                let line = try encode(entry)
+                if !entry.isHeader, fileSize + output.count + line.count > maxFileSize, fileSize + output.count > 0 {
+                    try write(output)
+                    output.removeAll(keepingCapacity: true)
+                    try rotate(first: first, fingerprint: fingerprint)
+                }
+                output.append(line)
+            }
+            try write(output)
+        } catch {
+            lock.withLock { if _error == nil { _error = error } }
+        }
+    }
+
+    /// Applies the entry's captures to the digests and encodes its line.
+    private func encode(_ entry: Entry) throws -> Data {
+        var line = SessionLine<Action>()
+        if entry.isHeader {
+            var snapshot: [String: String] = [:]
+            for (part, change) in entry.captures {
+                if self.snapshot, let payload = try digests[part].externalPayload(change) { snapshot[partNames[part]] = payload }
+                try digests[part].apply(change, using: hashing)
+            }
+            line = headerLine(first: nextStep, fingerprint: currentFingerprint())
+            if self.snapshot { line.changes = snapshot }
+        } else {
+            var changes: [String: String] = [:]
+            for (part, change) in entry.captures {
+                if entry.kind == "external", let payload = try digests[part].externalPayload(change) {
+                    changes[partNames[part]] = payload
+                }
+                try digests[part].apply(change, using: hashing)
+            }
+            line.kind = entry.kind
+            line.source = entry.source
+            line.time = entry.milliseconds
+            line.action = entry.action.map { redact?($0) ?? $0 }
+            line.origin = entry.origin
+            line.changes = entry.kind == "external" ? changes : nil
+            line.fingerprint = currentFingerprint()
+            nextStep += 1
+        }
+        var data = try encoder.encode(line)
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    private func headerLine(first: Int, fingerprint: String) -> SessionLine<Action> {
+        var header = SessionLine<Action>()
+        header.format = SessionLine<Action>.formatName
+        header.version = SessionLine<Action>.currentVersion
+        header.parts = partNames
+        header.seed = String(seed, radix: 16)
+        header.first = first
+        header.fingerprint = fingerprint
+        return header
+    }
+
+    private func currentFingerprint() -> String {
+        digests.map { Fingerprinting.hex($0.value) }.joined(separator: ".")
+    }
+
+    private func write(_ data: Data) throws {
+        guard !data.isEmpty else { return }
+        guard let handle else { return }
+        do {
+            try handle.write(contentsOf: data)
+        } catch {
+            throw SessionRecordingError(path: url.path, line: nil, reason: "cannot be written (\(error.localizedDescription))")
+        }
+        fileSize += data.count
+    }
+
+    /// The file is full: it becomes `FILE.1` (older ones `FILE.2`, … up to `keptFiles`), and
+    /// a new file starts with a header holding the current fingerprint.
+    private func rotate(first: Int, fingerprint: String) throws {
+        try handle?.close()
+        handle = nil
+        try openFile(rotatingExisting: true)
+        var header = try encoder.encode(headerLine(first: first, fingerprint: fingerprint))
+        header.append(UInt8(ascii: "\n"))
+        try write(header)
+    }
+
+    private func openFile(rotatingExisting: Bool) throws {
+        let manager = FileManager.default
+        let path = url.path
+        do {
+            if manager.fileExists(atPath: path) {
+                if keptFiles == 0 {
+                    try manager.removeItem(atPath: path)
+                } else {
+                    let oldest = "\(path).\(keptFiles)"
+                    if manager.fileExists(atPath: oldest) { try manager.removeItem(atPath: oldest) }
+                    for index in stride(from: keptFiles - 1, through: 1, by: -1) where manager.fileExists(atPath: "\(path).\(index)") {
+                        try manager.moveItem(atPath: "\(path).\(index)", toPath: "\(path).\(index + 1)")
+                    }
+                    try manager.moveItem(atPath: path, toPath: "\(path).1")
+                }
+            }
+            guard manager.createFile(atPath: path, contents: nil) else {
+                throw SessionRecordingError(path: path, line: nil, reason: "cannot be created (is its folder missing or read-only?)")
+            }
+            handle = try FileHandle(forWritingTo: url)
+            fileSize = 0
+        } catch let error as SessionRecordingError {
+            throw error
+        } catch {
+            throw SessionRecordingError(path: path, line: nil, reason: "cannot be opened for recording (\(error.localizedDescription))")
+        }
+    }
+}
