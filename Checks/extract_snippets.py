@@ -152,7 +152,7 @@ def main():
         contexts = [c for c in contexts if c.exists()]
         for context in contexts:
             shutil.copy(context, target / f"Context_{context.stem}.swift")
-        if not any("struct SnippetContext" in c.read_text(encoding="utf-8") for c in contexts):
+        if not any(re.search(r"(struct|class) SnippetContext\b", c.read_text(encoding="utf-8")) for c in contexts):
             (target / "Context_Default.swift").write_text("struct SnippetContext {}\n", encoding="utf-8")
     print(f"extract_snippets: {compiled} blocks to compile, {skipped} marked skip, from {len(documents)} documents")
 

@@ -8,4 +8,11 @@ extension URL {
     /// `URL.applicationSupportDirectory` (macOS 13, iOS 16).
     static var applicationSupportDirectory: URL { fatalError("Apple platforms only") }
 }
+
+extension FileManager {
+    /// `containerURL(forSecurityApplicationGroupIdentifier:)`: an App Group's container.
+    func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? {
+        fatalError("Apple platforms only")
+    }
+}
 #endif

@@ -21,7 +21,16 @@ public struct Group<Content: View>: _ShimPrimitiveView {
 }
 
 public struct ProgressView: _ShimPrimitiveView {
-    public init() {}
+    public nonisolated init() {}
+    public nonisolated init(_ titleKey: LocalizedStringKey) {}
+    @_disfavoredOverload public nonisolated init<S: StringProtocol>(_ title: S) {}
+}
+
+/// iOS 17 / macOS 14 (generic over its label, description and actions in the SDK).
+public struct ContentUnavailableView: _ShimPrimitiveView {
+    public nonisolated init(_ title: LocalizedStringKey, systemImage name: String, description: Text? = nil) {}
+    @_disfavoredOverload
+    public nonisolated init<S: StringProtocol>(_ title: S, systemImage name: String, description: Text? = nil) {}
 }
 
 public struct List<SelectionValue: Hashable, Content: View>: _ShimPrimitiveView {

@@ -23,7 +23,20 @@ extension SwiduxMigrations {
 /// "Relate entities with real columns": the to-do as a GRDB record.
 extension Todo: FetchableRecord, PersistableRecord {}
 
-struct SnippetContext {
+/// "Open the database at launch": what the app shows while it opens the file.
+enum Launch {
+    case opening
+    case ready(Store<AppState, AppAction>)
+    case failed(String)
+}
+
+@MainActor
+final class SnippetContext {
     let path: String
     let database: SwiduxDatabase
+    var launch = Launch.opening
+    init(path: String, database: SwiduxDatabase) {
+        self.path = path
+        self.database = database
+    }
 }
