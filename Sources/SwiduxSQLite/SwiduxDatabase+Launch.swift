@@ -14,7 +14,12 @@ extension SwiduxDatabase {
     /// let persistence = try await database.persistence(hydratingInBackground: &state, [.entities(\.items, in: AppDatabase.items)])
     /// ```
     ///
-    /// - Parameter integrityCheck: ``IntegrityCheck/afterUncleanShutdown`` by default.
+    /// - Parameters:
+    ///   - path: the database file (its directory must exist).
+    ///   - migrations: the app's migrations, run when the file needs them.
+    ///   - configuration: GRDB's configuration (``defaultConfiguration`` by default).
+    ///   - access: what may be done with the file (``Access/create`` by default).
+    ///   - integrityCheck: ``IntegrityCheck/afterUncleanShutdown`` by default.
     /// - Throws: ``SwiduxDatabaseError`` naming the file and the cause.
     public static func open(
         path: String,
