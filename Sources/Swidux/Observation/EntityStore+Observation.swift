@@ -125,7 +125,7 @@ struct EntityObservationLog<ID: Hashable & Sendable>: Sendable {
     /// entities it did not log.
     ///
     /// - Complexity: O(steps and ids since `seen`).
-    @usableFromInline
+    @inlinable
     func changes(since seen: ChangeFingerprint, current: ChangeFingerprint)
         -> (ids: ArraySlice<ID>, membership: Bool, reorder: Bool)? {
         guard let last = steps.last, last.to == current else { return nil }

@@ -10,8 +10,8 @@ struct EntityFingerprintPart<State, Entity: Codable & Identifiable & Equatable &
 where Entity.ID: Codable & Sendable {
     let keyPath: WritableKeyPath<State, EntityStore<Entity>>
     let name: String
+    let makeCapture: () -> FingerprintCapture<State>
 
-    func makeTracker() -> any FingerprintTracker<State> { EntityFingerprintTracker(keyPath: keyPath) }
     func makeDigest() -> any FingerprintDigest { EntityFingerprintDigest<Entity>() }
 
     func applyExternal(_ payload: String, to state: inout State) throws {
@@ -25,19 +25,6 @@ where Entity.ID: Codable & Sendable {
     }
 }
 
-/// What changed in an entity store since the last capture.
-struct EntityPartCapture<Entity: Identifiable & Equatable & Sendable>: Sendable where Entity.ID: Sendable {
-    /// The whole store, when the change log could not name what changed (or at the start).
-    var all: EntityStore<Entity>?
-    /// Changed ids the store no longer holds.
-    var removed: [Entity.ID] = []
-    /// Changed entities the store holds, in the store's order, each with the id before it.
-    var present: [(entity: Entity, predecessor: Entity.ID?)] = []
-    /// All ids in order, when the change reordered entities it did not log (a move, a sort):
-    /// the order is relinked from the ids' cached hashes, no entity is hashed again.
-    var order: [Entity.ID]?
-}
-
 /// An external change of an entity store as a recording keeps it (keys kept short).
 struct EntityPartPayload<Entity: Codable & Identifiable>: Codable where Entity.ID: Codable {
     var all: [Entity]?
@@ -46,52 +33,6 @@ struct EntityPartPayload<Entity: Codable & Identifiable>: Codable where Entity.I
 
     enum CodingKeys: String, CodingKey {
         case all = "r", upserted = "u", deleted = "d"
-    }
-}
-
-final class EntityFingerprintTracker<State, Entity: Identifiable & Equatable & Sendable>: FingerprintTracker
-where Entity.ID: Sendable {
-    let keyPath: KeyPath<State, EntityStore<Entity>>
-    private var seen: ChangeFingerprint?
-
-    init(keyPath: KeyPath<State, EntityStore<Entity>>) {
-        self.keyPath = keyPath
-    }
-
-    func capture(_ state: State) -> (any Sendable)? {
-        let store = state[keyPath: keyPath]
-        let current = store.changeFingerprint
-        guard current != seen else { return nil }
-        let previous = seen
-        seen = current
-        // The next change starts a new step of the log, which the next capture finds.
-        ChangeFingerprint.markSeen()
-        guard let previous, let logged = store._observationLog.changes(since: previous, current: current)
-        else { return EntityPartCapture(all: store) }
-        var capture = EntityPartCapture<Entity>()
-        var visited = Set<Entity.ID>()
-        var present: [(slot: Int, entity: Entity)] = []
-        let storage = store.storage
-        for id in logged.ids where visited.insert(id).inserted {
-            if let slot = storage.index[id], let entity = storage.slots[slot] {
-                present.append((slot, entity))
-            } else {
-                capture.removed.append(id)
-            }
-        }
-        present.sort { $0.slot < $1.slot }
-        if logged.reorder {
-            capture.present = present.map { ($0.entity, nil) }
-            capture.order = store.ids
-            return capture
-        }
-        capture.present.reserveCapacity(present.count)
-        for (slot, entity) in present {
-            var before = slot - 1
-            while before >= 0, storage.slots[before] == nil { before -= 1 }
-            capture.present.append((entity, before >= 0 ? storage.slots[before]?.id : nil))
-        }
-        return capture
     }
 }
 
@@ -139,9 +80,9 @@ where Entity.ID: Codable & Sendable {
             return
         }
         for id in capture.removed { unlink(id) }
-        for (entity, predecessor) in capture.present {
-            unlink(entity.id)
-            try insert(entity, after: predecessor, using: hashing)
+        for change in capture.present {
+            unlink(change.entity.id)
+            try insert(change.entity, after: change.predecessor, using: hashing)
         }
     }
 
@@ -163,7 +104,7 @@ where Entity.ID: Codable & Sendable {
         for id in capture.removed {
             if let node = nodes.removeValue(forKey: id) { content &-= node.hash }
         }
-        for (entity, _) in capture.present {
+        for entity in capture.present.lazy.map(\.entity) {
             let hash = try hashing.hash(entity)
             if let old = nodes[entity.id]?.hash {
                 content &-= old

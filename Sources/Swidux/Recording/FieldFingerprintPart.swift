@@ -4,28 +4,12 @@ import Foundation
 struct FieldFingerprintPart<State, Value: Codable & Equatable & Sendable>: FingerprintPart {
     let keyPath: WritableKeyPath<State, Value>
     let name: String
+    let makeCapture: () -> FingerprintCapture<State>
 
-    func makeTracker() -> any FingerprintTracker<State> { FieldFingerprintTracker(keyPath: keyPath) }
     func makeDigest() -> any FingerprintDigest { FieldFingerprintDigest<Value>() }
     /// Sets the value a recording's snapshot holds (external changes touch entity stores only).
     func applyExternal(_ payload: String, to state: inout State) throws {
         state[keyPath: keyPath] = try JSONDecoder().decode(Value.self, from: Data(payload.utf8))
-    }
-}
-
-final class FieldFingerprintTracker<State, Value: Equatable & Sendable>: FingerprintTracker {
-    let keyPath: KeyPath<State, Value>
-    private var last: Value?
-
-    init(keyPath: KeyPath<State, Value>) {
-        self.keyPath = keyPath
-    }
-
-    func capture(_ state: State) -> (any Sendable)? {
-        let value = state[keyPath: keyPath]
-        if let last, last == value { return nil }
-        last = value
-        return value
     }
 }
 

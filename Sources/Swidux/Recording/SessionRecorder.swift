@@ -40,7 +40,7 @@ import Foundation
 @MainActor
 public final class SessionRecorder<State, Action: Codable & Sendable>: Middleware {
     private let writer: SessionWriter<State, Action>
-    private let trackers: [any FingerprintTracker<State>]
+    private let trackers: [FingerprintCapture<State>]
     private let values: SessionValues?
     private var started = false
     private var step = 0
@@ -73,7 +73,7 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
             url: file, fingerprint: fingerprint, maxFileSize: maxFileSize, keptFiles: keptFiles,
             delay: batchDelay, seed: values?.seed ?? UInt64.random(in: 1...UInt64.max), snapshot: snapshot,
             redact: redact)
-        self.trackers = fingerprint.makeTrackers()
+        self.trackers = fingerprint.makeCaptures()
         self.values = values
     }
 
@@ -118,7 +118,7 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     /// Records the action with what it changed.
     public func afterReduce(state: inout State, action: Action) {
         values?.endStep()
-        record(SessionWriter.Entry(source: current.source, milliseconds: current.milliseconds, action: action), state)
+        record(SessionStep(source: current.source, milliseconds: current.milliseconds, action: action), state)
     }
 
     /// Records a batch of external changes that changed a fingerprinted part, with the
@@ -126,7 +126,7 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     public func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: State) {
         // Taken in before the first action: part of the state the recording starts from.
         guard started else { return start(state) }
-        var entry = SessionWriter<State, Action>.Entry(
+        var entry = SessionStep(
             kind: "external", source: ActionSource(externalOrigin: changes.origin), milliseconds: Self.now(),
             origin: changes.origin)
         entry.captures = capture(state)
@@ -139,19 +139,19 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     /// Records an undo or a redo.
     public func didMoveInHistory(undo: Bool, state: State) {
         guard started else { return start(state) }
-        record(SessionWriter.Entry(kind: undo ? "undo" : "redo", source: .ui, milliseconds: Self.now()), state)
+        record(SessionStep(kind: undo ? "undo" : "redo", source: .ui, milliseconds: Self.now()), state)
     }
 
     // MARK: - Steps
 
     private func start(_ state: State) {
         started = true
-        var header = SessionWriter<State, Action>.Entry(isHeader: true)
+        var header = SessionStep(isHeader: true)
         header.captures = capture(state)
         writer.append(header)
     }
 
-    private func record(_ entry: SessionWriter<State, Action>.Entry, _ state: State) {
+    private func record(_ entry: SessionStep, _ state: State) {
         var entry = entry
         entry.captures = capture(state)
         writer.append(entry)
@@ -160,8 +160,9 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
 
     private func capture(_ state: State) -> [(part: Int, change: any Sendable)] {
         var captures: [(part: Int, change: any Sendable)] = []
-        for index in trackers.indices {
-            if let change = trackers[index].capture(state) { captures.append((index, change)) }
+        captures.reserveCapacity(trackers.count)
+        for index in 0..<trackers.count {
+            if let change = trackers[index](state) { captures.append((index, change)) }
         }
         return captures
     }

@@ -7,18 +7,6 @@ import Foundation
 /// `append` is called on the main actor (a lock, no I/O); the batches run in a detached task
 /// started when the first step of a batch arrives (none while idle), or in ``flush()``.
 final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Sendable {
-    /// A step as the main actor captured it.
-    struct Entry: Sendable {
-        var isHeader = false
-        var kind: String?
-        var source: ActionSource = .ui
-        var milliseconds: Int64 = 0
-        var action: Action?
-        var origin: String?
-        /// Per changed part: its index and what changed.
-        var captures: [(part: Int, change: any Sendable)] = []
-    }
-
     let url: URL
     private let partNames: [String]
     private let maxFileSize: Int
@@ -30,7 +18,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     private let snapshot: Bool
 
     private let lock = NSLock()
-    private var pending: [Entry] = []
+    private var pending: [SessionStep] = []
     private var scheduled = false
     private var _error: (any Error)?
 
@@ -71,7 +59,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     var error: (any Error)? { lock.withLock { _error } }
 
     /// Queues a step; a batch starts `delay` after the first step queued since the last one.
-    func append(_ entry: Entry) {
+    func append(_ entry: SessionStep) {
         let start: Bool = lock.withLock {
             pending.append(entry)
             if scheduled { return false }
@@ -89,7 +77,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     /// Writes every queued step now (on the calling thread) and returns when they are written.
     func flush() {
         processing.withLock {
-            let batch = lock.withLock { () -> [Entry] in
+            let batch = lock.withLock { () -> [SessionStep] in
                 defer { pending.removeAll(keepingCapacity: true) }
                 return pending
             }
@@ -101,7 +89,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     private func drain() {
         processing.withLock {
             while true {
-                let batch = lock.withLock { () -> [Entry]? in
+                let batch = lock.withLock { () -> [SessionStep]? in
                     if pending.isEmpty {
                         scheduled = false
                         return nil
@@ -115,7 +103,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
         }
     }
 
-    private func process(_ batch: [Entry]) {
+    private func process(_ batch: [SessionStep]) {
         guard !batch.isEmpty, error == nil else { return }
         var output = Data()
         do {
@@ -137,7 +125,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     }
 
     /// Applies the entry's captures to the digests and encodes its line.
-    private func encode(_ entry: Entry) throws -> Data {
+    private func encode(_ entry: SessionStep) throws -> Data {
         var line = SessionLine<Action>()
         if entry.isHeader {
             var snapshot: [String: String] = [:]
@@ -158,7 +146,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
             line.kind = entry.kind
             line.source = entry.source
             line.time = entry.milliseconds
-            line.action = entry.action.map { redact?($0) ?? $0 }
+            line.action = (entry.action as? Action).map { redact?($0) ?? $0 }
             line.origin = entry.origin
             line.changes = entry.kind == "external" ? changes : nil
             line.fingerprint = currentFingerprint()

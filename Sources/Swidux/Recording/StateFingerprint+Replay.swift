@@ -2,7 +2,7 @@
 /// for replays (SwiduxTesting's `TestStore(replaying:…)`, an app's replay viewer).
 package final class StateFingerprinter<State> {
     private let fingerprint: StateFingerprint<State>
-    private let trackers: [any FingerprintTracker<State>]
+    private let trackers: [FingerprintCapture<State>]
     private let digests: [any FingerprintDigest]
     private let hashing = Fingerprinting()
 
@@ -11,15 +11,15 @@ package final class StateFingerprinter<State> {
 
     package init(_ fingerprint: StateFingerprint<State>) {
         self.fingerprint = fingerprint
-        trackers = fingerprint.makeTrackers()
+        trackers = fingerprint.makeCaptures()
         digests = fingerprint.makeDigests()
     }
 
     /// The part fingerprints of `state` (8 hex digits each, in part order), from what changed
     /// since the last call: O(changed).
     package func fingerprint(of state: State) throws -> [String] {
-        for index in trackers.indices {
-            if let change = trackers[index].capture(state) { try digests[index].apply(change, using: hashing) }
+        for index in 0..<trackers.count {
+            if let change = trackers[index](state) { try digests[index].apply(change, using: hashing) }
         }
         return digests.map { Fingerprinting.hex($0.value) }
     }

@@ -51,11 +51,25 @@ public struct StateFingerprint<State> {
     /// - Parameters:
     ///   - keyPath: the entity store.
     ///   - name: its name in the recording (default: the key path's last property).
+    @inlinable
     public func entities<Entity: Codable>(
         _ keyPath: WritableKeyPath<State, EntityStore<Entity>>, named name: String? = nil
     ) -> StateFingerprint where Entity.ID: Codable {
+        // The capture is made here, inlined into the app, so that it runs specialized.
+        appendingEntities(keyPath, named: name) {
+            var seen: ChangeFingerprint?
+            return { state in EntityPartCapture.capture(state[keyPath: keyPath], seen: &seen) }
+        }
+    }
+
+    @usableFromInline
+    func appendingEntities<Entity: Codable>(
+        _ keyPath: WritableKeyPath<State, EntityStore<Entity>>, named name: String?,
+        makeCapture: @escaping () -> FingerprintCapture<State>
+    ) -> StateFingerprint where Entity.ID: Codable {
         var copy = self
-        copy.parts.append(EntityFingerprintPart(keyPath: keyPath, name: name ?? Self.name(of: keyPath, index: parts.count)))
+        copy.parts.append(EntityFingerprintPart(
+            keyPath: keyPath, name: name ?? Self.name(of: keyPath, index: parts.count), makeCapture: makeCapture))
         return copy
     }
 
@@ -68,11 +82,28 @@ public struct StateFingerprint<State> {
     /// - Parameters:
     ///   - keyPath: the value (`\.self` for the whole state).
     ///   - name: its name in the recording (default: the key path's last property).
+    @inlinable
     public func field<Value: Codable & Equatable & Sendable>(
         _ keyPath: WritableKeyPath<State, Value>, named name: String? = nil
     ) -> StateFingerprint {
+        appendingField(keyPath, named: name) {
+            var last: Value?
+            return { state in
+                let value = state[keyPath: keyPath]
+                if let last, last == value { return nil }
+                last = value
+                return value
+            }
+        }
+    }
+
+    @usableFromInline
+    func appendingField<Value: Codable & Equatable & Sendable>(
+        _ keyPath: WritableKeyPath<State, Value>, named name: String?, makeCapture: @escaping () -> FingerprintCapture<State>
+    ) -> StateFingerprint {
         var copy = self
-        copy.parts.append(FieldFingerprintPart(keyPath: keyPath, name: name ?? Self.name(of: keyPath, index: parts.count)))
+        copy.parts.append(FieldFingerprintPart(
+            keyPath: keyPath, name: name ?? Self.name(of: keyPath, index: parts.count), makeCapture: makeCapture))
         return copy
     }
 
@@ -88,7 +119,7 @@ public struct StateFingerprint<State> {
     // MARK: - Capturing and digesting
 
     /// The main-actor side: what changed in each part since the last call.
-    func makeTrackers() -> [any FingerprintTracker<State>] { parts.map { $0.makeTracker() } }
+    func makeCaptures() -> [FingerprintCapture<State>] { parts.map { $0.makeCapture() } }
 
     /// The hashing side (off the main actor, or in a replay).
     func makeDigests() -> [any FingerprintDigest] { parts.map { $0.makeDigest() } }
@@ -98,18 +129,22 @@ public struct StateFingerprint<State> {
 protocol FingerprintPart<State> {
     associatedtype State
     var name: String { get }
-    func makeTracker() -> any FingerprintTracker<State>
+    /// A new tracker of what changed in the part (see ``FingerprintCapture``).
+    var makeCapture: () -> FingerprintCapture<State> { get }
     func makeDigest() -> any FingerprintDigest
     /// Applies a recorded external change (or snapshot) of this part (``FingerprintDigest/externalPayload(_:)``).
     func applyExternal(_ payload: String, to state: inout State) throws
 }
 
-/// Finds what changed in a part, on the main actor, in O(changed).
-protocol FingerprintTracker<State>: AnyObject {
-    associatedtype State
-    /// What changed since the last call, `nil` when nothing did; the first call captures all.
-    func capture(_ state: State) -> (any Sendable)?
-}
+/// Finds what changed in a part, on the main actor, in O(changed): what changed since the
+/// last call, `nil` when nothing did; the first call captures all.
+///
+/// A closure made where the part is added (``StateFingerprint/entities(_:named:)`` and
+/// ``StateFingerprint/field(_:named:)`` are inlinable), so that it runs specialized for the
+/// app's types on every send: unspecialized generic code looks type metadata up at run
+/// time, which cost a recorded send ten times what the send itself costs.
+@usableFromInline
+typealias FingerprintCapture<State> = (State) -> (any Sendable)?
 
 /// Keeps a part's hash up to date from the captures, in order.
 protocol FingerprintDigest: AnyObject {

@@ -50,6 +50,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
     let middleware: [any Middleware<State, Action>]
     /// `!middleware.isEmpty`, decided once (see `reduce`).
     private let hasMiddleware: Bool
+    private let hooks: MiddlewareHooks<State, Action>
     let persistence: PersistenceMiddleware<State>?
     let undoStack: UndoMiddleware<State>?
     private let undoPolicy: (Action) -> UndoPolicy
@@ -108,6 +109,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         self.reducer = { state, action in reducer.reduce(state: &state, action: action, environment: environment) }
         self.middleware = middleware
         self.hasMiddleware = !middleware.isEmpty
+        self.hooks = MiddlewareHooks(middleware)
         self.isPlain = undo == nil && middleware.isEmpty
         self.persistence = persistence
         self.undoStack = undo
@@ -282,17 +284,9 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
             if unretainedUndoLayout == nil { _ = currentUndoLayout() }
             recording = undoLayoutBegin(unretainedUndoLayout.unsafelyUnwrapped, statePointer)
         }
-        // Guarded: walking an array of `any Middleware<State, Action>`, even an empty one,
-        // looks the (parameterized) existential's metadata up on every send.
-        if hasMiddleware { for m in middleware { m.beforeReduce(state: state, action: action, source: dispatchSource) } }
+        if hasMiddleware { hooks.beforeReduce(state, action, dispatchSource) }
         let effect = reducer(&state, action)
-        if hasMiddleware { for m in middleware {
-            // No access to `state` is held while a hook runs: it may read the store (and see
-            // the current state) or send (queued). A hook that mutates a large slice copies it.
-            var next = state
-            m.afterReduce(state: &next, action: action)
-            state = next
-        } }
+        if hasMiddleware { hooks.afterReduce(statePointer, action) }
         if let recording, let layout = unretainedUndoLayout {
             let patch = undoLayoutEnd(layout, recording, statePointer)
             isRecordingUndo = false
