@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests
+bash scripts/check-compile-errors.sh
 # The library tests, one target per run: together, the core's main-actor tests queued
 # behind the SQLite and sync tests' database work past their 60 s limits on two cores.
 swift test --skip-build --filter '^SwiduxTests\.'

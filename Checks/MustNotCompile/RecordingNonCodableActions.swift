@@ -1,0 +1,13 @@
+// expected-error: does not conform to protocol 'Decodable'
+// A `SessionRecorder` needs `Codable` actions (SPEC, record and replay): an app whose actions
+// are not gets a compile-time error naming the protocol, not a run-time failure.
+import Foundation
+import Swidux
+
+struct CounterState {}
+enum CounterAction: Sendable { case increment }
+
+@MainActor func makeRecorder() throws {
+    _ = try SessionRecorder<CounterState, CounterAction>(
+        file: URL(fileURLWithPath: "session.jsonl"), fingerprint: StateFingerprint<CounterState>())
+}
