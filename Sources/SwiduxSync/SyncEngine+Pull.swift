@@ -154,7 +154,8 @@ extension SyncEngine {
     /// `true` when a foreign key written by this transaction is not satisfied (SQLite counts
     /// them while foreign keys are deferred); `true` as well when SQLite cannot tell.
     func hasUnresolvedForeignKeys(_ db: Database) throws -> Bool {
-        guard let connection = db.sqliteConnection else { return true }
+        // SQLite counts them only while foreign keys are enforced.
+        guard db.configuration.foreignKeysEnabled, let connection = db.sqliteConnection else { return true }
         var current: Int32 = 0, highest: Int32 = 0
         guard sqlite3_db_status(connection, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highest, 0) == SQLITE_OK else { return true }
         return current != 0
