@@ -54,6 +54,8 @@ let package = Package(
             dependencies: [
                 "Swidux", "SwiduxSQLite", "SwiduxSyncWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_db_status: whether a pulled page left a foreign key unresolved.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -104,6 +104,19 @@ let package = Package(
                 .product(name: "SwiduxSQLite", package: "Swidux"),
             ]
         ),
+        // A first sync at scale ÷ a local read of the same rows (issue 31; Benchmarks/README.md, "Sync").
+        .executableTarget(
+            name: "swidux-sync-first-sync-bench",
+            dependencies: [
+                "SwiduxSyncServer", "PostgresTestSupport",
+                .product(name: "SwiduxSync", package: "Swidux"),
+                .product(name: "SwiduxSQLite", package: "Swidux"),
+                .product(name: "Swidux", package: "Swidux"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -63,12 +63,13 @@ public actor SyncClient {
     ///   - server: The server's base URL (`http://host:port`).
     ///   - token: A bearer token of the space (`swidux-sync-server token create`).
     ///   - tables: The tables to sync, named like on every other client of the space.
-    ///   - pageSize: Rows asked for per pull request (at most `SyncProtocol.maxPullLimit`).
+    ///   - pageSize: Rows asked for per pull request (at most, and by default,
+    ///     `SyncProtocol.maxPullLimit`; the server also bounds a page in bytes).
     ///   - logger: Where failures and retries are logged.
     /// - Throws: ``SyncError/local(_:)`` when the database cannot be prepared (read-only,
     ///   a table missing, an invalid table name).
     public init(database: SwiduxDatabase, server: URL, token: String, tables: [SyncTable],
-                pageSize: Int = 1000, logger: Logger = Logger(label: "swidux.sync")) throws {
+                pageSize: Int = SyncProtocol.maxPullLimit, logger: Logger = Logger(label: "swidux.sync")) throws {
         self.pageSize = max(1, min(pageSize, SyncProtocol.maxPullLimit))
         self.database = database
         do {
@@ -248,16 +249,20 @@ public actor SyncClient {
         defer { pushGeneration += 1 }
         do {
             var total = Acknowledgement()
-            rounds: for _ in 0..<1000 {
+            var refusals = 0
+            // One request's worth of mutations at a time (built from the outbox, or stored),
+            // until nothing is pending.
+            rounds: while refusals < 1000 {
                 let (clientID, scope) = try local { (try engine.clientID(), try engine.scope()) }
                 let pending = try local { try engine.preparePush() }
                 if pending.isEmpty { break }
                 for group in SyncEngine.requests(pending) {
                     let body = try SyncEngine.pushBody(clientID: clientID, scope: scope, group)
-                    let response: PushResponse
+                    let response: PushAnswer
                     do {
-                        response = try await transport.send("POST", SyncProtocol.pushPath, body: body, as: PushResponse.self)
+                        response = try await transport.send("POST", SyncProtocol.pushPath, body: body, reading: WireReader.pushAnswer)
                     } catch let refusal as CodedRefusal {
+                        refusals += 1
                         switch refusal.code {
                         case .mutationConflict:
                             logger.warning("Swidux sync: \(refusal.message); taking a new client id")
@@ -266,20 +271,25 @@ public actor SyncClient {
                         case .scopeChanged:
                             logger.warning("Swidux sync: \(refusal.message)")
                             try local { try engine.rebase() }
+                            ownVersions.removeAll()
                             total.rebased = true
                         }
                         continue rounds
                     } catch SyncError.rejected(let status, let message) where status == 413 && group.count == 1 {
+                        refusals += 1
                         logger.error("Swidux sync: a change is too large to send, set aside: \(message)")
                         try local { try engine.setAsideLargest(of: group[0]) }
                         continue rounds
                     }
                     if let serverScope = response.scope, let scope, serverScope != scope {
                         // Cannot happen with a server that checks the scope; be safe anyway.
+                        refusals += 1
                         try local { try engine.rebase() }
+                        ownVersions.removeAll()
                         continue rounds
                     }
                     let acknowledged = try local { try engine.acknowledge(response, sent: group) }
+                    if let own = response.ownVersions { ownVersions.note(own) }
                     total.changes += acknowledged.changes
                     total.refused += acknowledged.refused
                     total.mutations += acknowledged.mutations
@@ -299,6 +309,9 @@ public actor SyncClient {
         }
     }
 
+    /// Versions only this client's pushes wrote, not pulled past yet: pulls skip them.
+    private var ownVersions = OwnVersions()
+
     /// Pulls pages until the server has no more (the first one waiting up to `wait`
     /// seconds for a change); returns the rows applied. A page whose request overlapped a
     /// push is discarded and pulled again: skipping rows with a local change is only right
@@ -313,13 +326,16 @@ public actor SyncClient {
                 let generation = pushGeneration
                 let cursor: Int64
                 do { cursor = try local { try engine.cursor() } } catch { await exclusive.unlock(); throw error }
+                // Own versions ahead: first ask for one row; when it is already one of them,
+                // nothing else lies before them and the cursor jumps past them.
+                let probe = ownVersions.probe(after: cursor)
                 await exclusive.unlock()
                 let page = try await transport.send(
                     "GET", SyncProtocol.pullPath,
                     query: [URLQueryItem(name: "after", value: String(cursor)),
-                            URLQueryItem(name: "limit", value: String(pageSize)),
+                            URLQueryItem(name: "limit", value: String(probe ? 1 : pageSize)),
                             URLQueryItem(name: "wait", value: String(wait))],
-                    timeout: TimeInterval(wait + 30), as: PullResponse.self)
+                    timeout: TimeInterval(wait + 30), reading: WireReader.pullResponse)
                 await exclusive.lock()
                 guard generation == pushGeneration else {
                     await exclusive.unlock()
@@ -327,12 +343,14 @@ public actor SyncClient {
                     continue
                 }
                 let result: PageResult
+                let hasMore: Bool
                 do {
                     // The cursor belongs to another scope (another space's token, a replaced
                     // server database): a first sync. Past the server's end: pull again from 0.
                     if let scope = page.scope, let stored = try local({ try engine.scope() }), scope != stored {
                         logger.warning("Swidux sync: the server's scope changed (\(stored) → \(scope)): syncing as for the first time")
                         try local { try engine.rebase() }
+                        ownVersions.removeAll()
                         pullRebases += 1
                         pushGeneration += 2
                         await exclusive.unlock()
@@ -342,16 +360,21 @@ public actor SyncClient {
                     if let end = page.end, cursor > end {
                         logger.warning("Swidux sync: the cursor \(cursor) is past the server's end \(end): pulling everything again")
                         try local { try engine.resetCursor() }
+                        ownVersions.removeAll()
                         await exclusive.unlock()
                         wait = 0
                         continue
                     }
-                    result = try local { try engine.apply(page) }
+                    // Every version up to the page's last one was seen: an own range it reached
+                    // is skipped whole.
+                    let next = ownVersions.cursor(after: page)
+                    result = try local { try engine.apply(page, cursor: next) }
+                    if next > page.cursor { hasMore = true } else { hasMore = page.hasMore }
                 } catch { await exclusive.unlock(); throw error }
                 await exclusive.unlock()
                 applied += result.applied
                 wait = 0
-                if !page.hasMore { break }
+                if !hasMore { break }
             }
             await pulling.unlock()
             return applied

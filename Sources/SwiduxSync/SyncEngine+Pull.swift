@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import SwiduxSyncWire
 
 /// What applying one pulled page did.
@@ -27,7 +28,11 @@ extension SyncEngine {
     ///   its parent by a pulled deletion is deleted (and that deletion pushed);
     /// - no echo: the outbox entries the applied rows themselves caused are deleted, those
     ///   of other rows (cascades) stay and are pushed.
-    func apply(_ page: PullResponse) throws -> PageResult {
+    ///
+    /// `cursor`, when given and past the page's, is stored instead: the page reached a range
+    /// of versions that are all this client's own (see ``SyncClient``), skipped without
+    /// pulling them.
+    func apply(_ page: PullResponse, cursor: Int64? = nil) throws -> PageResult {
         try writer.write { db in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             let mark = try SyncSchema.lastOutboxSequence(db)
@@ -35,16 +40,23 @@ extension SyncEngine {
             var columns: [String: [String: String]] = [:]
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
+            let anyParked = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.parked))") ?? false
+            // A row's outbox entry can only come from before, or from a cascade of a deletion
+            // of this page: without either, no row needs the look-up.
+            let anyOutbox = try page.rows.contains(where: \.deleted)
+                || (Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.outbox))") ?? false)
             let dropParked = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
+            touched.reserveCapacity(page.rows.count)
+            order.reserveCapacity(page.rows.count)
             for row in page.rows {
                 guard let table = self.tablesByName[row.table] else { continue }
                 let key = RowKey(table: row.table, id: row.id.databaseValue)
-                try dropParked.execute(arguments: [key.table, key.id, row.version])
+                if anyParked { try dropParked.execute(arguments: [key.table, key.id, row.version]) }
                 if try self.baseVersion(key, db) == row.version {
                     // Already this version: the echo of this client's own push.
                     continue
                 }
-                if try self.hasOutboxEntry(key, db) {
+                if anyOutbox, try self.hasOutboxEntry(key, db) {
                     result.skipped += 1
                     continue
                 }
@@ -59,7 +71,8 @@ extension SyncEngine {
                 }
             }
             // Parked rows: their parent may be here now.
-            let parked = try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(SyncSchema.parked) ORDER BY version")
+            let parked = anyParked || result.parked > 0
+                ? try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(SyncSchema.parked) ORDER BY version") : []
             for entry in parked {
                 let key = RowKey(table: entry[0], id: entry[1])
                 guard touched[key] == nil, let table = self.tablesByName[key.table] else { continue }
@@ -81,7 +94,7 @@ extension SyncEngine {
             result.parked += parkedNow
             result.applied -= parkedNow
             try self.removeEcho(of: order, after: mark, db)
-            try SyncSchema.setValue("cursor", page.cursor, db)
+            try SyncSchema.setValue("cursor", max(page.cursor, cursor ?? page.cursor), db)
             if let scope = page.scope, try SyncSchema.value("scope", db).isNull {
                 // The first answer with a scope: the cursor belongs to it from now on.
                 try SyncSchema.setValue("scope", scope, db)
@@ -111,6 +124,9 @@ extension SyncEngine {
     /// Returns how many written rows were parked.
     func resolveForeignKeys(touched: [RowKey: SyncRow], _ db: Database) throws -> Int {
         var parked = 0
+        // No foreign key left unresolved by this transaction: nothing to check (issue 31: the
+        // check reads every row of every table, once per pulled page).
+        guard try hasUnresolvedForeignKeys(db) else { return 0 }
         for _ in 0..<100 {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
             if violations.isEmpty { return parked }
@@ -135,8 +151,33 @@ extension SyncEngine {
         throw SyncError.local(SyncSetupError(message: "foreign keys still violated after removing the rows without a parent"))
     }
 
+    /// `true` when a foreign key written by this transaction is not satisfied (SQLite counts
+    /// them while foreign keys are deferred); `true` as well when SQLite cannot tell.
+    func hasUnresolvedForeignKeys(_ db: Database) throws -> Bool {
+        // SQLite counts them only while foreign keys are enforced.
+        guard db.configuration.foreignKeysEnabled, let connection = db.sqliteConnection else { return true }
+        var current: Int32 = 0, highest: Int32 = 0
+        guard sqlite3_db_status(connection, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highest, 0) == SQLITE_OK else { return true }
+        return current != 0
+    }
+
     /// Deletes the outbox entries written after `mark` for exactly `keys`.
     func removeEcho(of keys: [RowKey], after mark: Int64, _ db: Database) throws {
+        guard !keys.isEmpty else { return }
+        // Usually every entry after `mark` is one of `keys`: one statement deletes them all.
+        let wanted = Set(keys)
+        var others = false
+        let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(SyncSchema.outbox) WHERE seq > ?", arguments: [mark])
+        while let entry = try entries.next() {
+            if !wanted.contains(RowKey(table: entry[0], id: entry[1])) {
+                others = true
+                break
+            }
+        }
+        if !others {
+            try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq > ?", arguments: [mark])
+            return
+        }
         let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq > ? AND tbl = ? AND rid = ?")
         for key in keys { try delete.execute(arguments: [mark, key.table, key.id]) }
     }

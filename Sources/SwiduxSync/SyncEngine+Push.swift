@@ -10,8 +10,21 @@ struct PendingMutation: Sendable, Equatable {
     let payload: Data
     /// The last outbox sequence it covers (for the rows it names).
     let throughSequence: Int64
+    /// The rows it changes, in order, when it was built by this process (else read from
+    /// ``payload``).
+    var keys: [RowKey]? = nil
+
+    static func == (lhs: PendingMutation, rhs: PendingMutation) -> Bool {
+        lhs.id == rhs.id && lhs.payload == rhs.payload && lhs.throughSequence == rhs.throughSequence
+    }
 
     func decoded() throws -> SyncMutation { try JSONDecoder().decode(SyncMutation.self, from: payload) }
+
+    /// The rows it changes, in order.
+    func changedKeys() throws -> [RowKey] {
+        if let keys { return keys }
+        return try decoded().changes.map { RowKey(table: $0.table, id: $0.id.databaseValue) }
+    }
 }
 
 /// What acknowledging a push answer did.
@@ -39,55 +52,68 @@ extension SyncEngine {
     /// The mutations to send: those stored and not acknowledged yet, else new ones built
     /// from the outbox (folded per row, the row's current columns, cut under
     /// ``mutationBytes``) and stored — one local transaction. Empty when nothing is pending.
-    func preparePush() throws -> [PendingMutation] {
+    ///
+    /// At most about `requestBytes` of mutations are built or loaded at a time (one request;
+    /// issue 31: a first push of 100,000 rows holds one request in memory, not the file):
+    /// the rows left out keep their outbox entries for the next call.
+    func preparePush(requestBytes: Int = SyncProtocol.maxBodyBytes / 2) throws -> [PendingMutation] {
         try writer.write { db in
-            let stored = try self.storedPending(db)
+            let stored = try self.storedPending(db, limit: requestBytes)
             if !stored.isEmpty { return stored }
             let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(SyncSchema.outbox)") ?? 0
             guard mark > 0 else { return [] }
-            var operations: [RowKey: [String]] = [:]
-            var order: [RowKey] = []
-            let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid, op FROM \(SyncSchema.outbox) WHERE seq <= ? ORDER BY seq", arguments: [mark])
-            while let entry = try entries.next() {
-                let key = RowKey(table: entry[0], id: entry[1])
-                if operations[key] == nil { order.append(key) }
-                operations[key, default: []].append(entry[2])
+            var next = Int64.fromDatabaseValue(try SyncSchema.value("nextMutation", db)) ?? 1
+            var built: [PendingMutation] = []
+            var total = 0
+            var mutation = WireWriter(), change = WireWriter()
+            var keys: [RowKey] = []
+            func close() throws {
+                guard !keys.isEmpty else { return }
+                var payload = WireWriter()
+                payload.raw("{\"changes\":[")
+                payload.append(mutation)
+                payload.raw("],\"id\":")
+                payload.integer(next)
+                payload.raw("}")
+                let data = Data(payload.bytes)
+                try db.cachedStatement(sql: "INSERT INTO \(SyncSchema.pending) (id, payload, through_seq) VALUES (?, ?, ?)")
+                    .execute(arguments: [next, data, mark])
+                built.append(PendingMutation(id: next, payload: data, throughSequence: mark, keys: keys))
+                total += data.count + 1
+                next += 1
+                mutation.removeAll()
+                keys.removeAll()
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            var chunks: [[SyncChange]] = [[]]
-            var bytes = 0
-            for key in order {
-                guard let table = self.tablesByName[key.table] else { continue }
-                var kind = Self.fold(operations[key]!)
-                let columns = try self.currentColumns(key, table: table, db)
-                if columns == nil { kind = .delete } else if kind == .delete { kind = .insert }
-                let change = SyncChange(
-                    table: key.table, id: SyncValue(key.id), kind: kind,
-                    columns: kind == .delete ? nil : columns, baseVersion: try self.baseVersion(key, db))
-                let size = try encoder.encode(change).count + 1
+            var included = Set<RowKey>()
+            let operations = try db.cachedStatement(sql: "SELECT op FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
+            let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(SyncSchema.outbox) WHERE seq <= ? ORDER BY seq", arguments: [mark])
+            scan: while let entry = try entries.next() {
+                let key = RowKey(table: entry[0], id: entry[1])
+                guard let table = self.tablesByName[key.table], included.insert(key).inserted else { continue }
+                var kind = Self.fold(try String.fetchAll(operations, arguments: [key.table, key.id, mark]))
+                let row = try self.currentRow(key, table: table, db)
+                if row == nil { kind = .delete } else if kind == .delete { kind = .insert }
+                change.removeAll()
+                try change.change(table: key.table, id: key.id, kind: kind, row: row, idColumn: table.idColumn,
+                                  baseVersion: try self.baseVersion(key, db))
+                let size = change.count + 1
                 if size > self.maxChangeBytes {
                     // It can never be sent (the server refuses a body this large): set it
                     // aside and report it; the rest keeps syncing.
                     try self.setAside(key, bytes: size, through: mark, db)
                     continue
                 }
-                if bytes + size > self.mutationBytes, !chunks[chunks.count - 1].isEmpty {
-                    chunks.append([])
-                    bytes = 0
+                if total + mutation.count + size > requestBytes, !(built.isEmpty && keys.isEmpty) {
+                    // A request's worth: the rest waits for the next call.
+                    included.remove(key)
+                    break scan
                 }
-                chunks[chunks.count - 1].append(change)
-                bytes += size
+                if mutation.count + size > self.mutationBytes, !keys.isEmpty { try close() }
+                if !keys.isEmpty { mutation.raw(",") }
+                mutation.append(change)
+                keys.append(key)
             }
-            var next = Int64.fromDatabaseValue(try SyncSchema.value("nextMutation", db)) ?? 1
-            var built: [PendingMutation] = []
-            for changes in chunks where !changes.isEmpty {
-                let payload = try encoder.encode(SyncMutation(id: next, changes: changes))
-                try db.execute(sql: "INSERT INTO \(SyncSchema.pending) (id, payload, through_seq) VALUES (?, ?, ?)",
-                               arguments: [next, payload, mark])
-                built.append(PendingMutation(id: next, payload: payload, throughSequence: mark))
-                next += 1
-            }
+            try close()
             if built.isEmpty {
                 // Only rows of tables no longer synced or set aside: nothing to send for them.
                 try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ?", arguments: [mark])
@@ -97,10 +123,19 @@ extension SyncEngine {
         }
     }
 
-    func storedPending(_ db: Database) throws -> [PendingMutation] {
-        try Row.fetchAll(db, sql: "SELECT id, payload, through_seq FROM \(SyncSchema.pending) ORDER BY id").map {
-            PendingMutation(id: $0[0], payload: $0[1], throughSequence: $0[2])
+    /// The stored mutations not acknowledged yet, in order, about `limit` bytes of them at most
+    /// (at least one).
+    func storedPending(_ db: Database, limit: Int = .max) throws -> [PendingMutation] {
+        var pending: [PendingMutation] = []
+        var bytes = 0
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, payload, through_seq FROM \(SyncSchema.pending) ORDER BY id")
+        while let row = try rows.next() {
+            let mutation = PendingMutation(id: row[0], payload: row[1], throughSequence: row[2])
+            if !pending.isEmpty, bytes + mutation.payload.count > limit { break }
+            pending.append(mutation)
+            bytes += mutation.payload.count + 1
         }
+        return pending
     }
 
     /// The body of `POST /v1/push` for `mutations`, their stored bytes as they are.
@@ -144,22 +179,27 @@ extension SyncEngine {
     /// acknowledged without results (applied by an earlier request whose answer was lost)
     /// resets the cursor, so that the next pull brings the server's state again.
     func acknowledge(_ response: PushResponse, sent: [PendingMutation]) throws -> Acknowledgement {
+        try acknowledge(PushAnswer(response), sent: sent)
+    }
+
+    func acknowledge(_ response: PushAnswer, sent: [PendingMutation]) throws -> Acknowledgement {
         try writer.write { db in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             var result = Acknowledgement()
             let mark = try SyncSchema.lastOutboxSequence(db)
             var expected = 0
             let acknowledged = response.acknowledged.map(Set.init)
+            let anySetAside = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.setAside))") ?? false
+            let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid = ?")
+            let unset = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.setAside) WHERE tbl = ? AND rid = ?")
             for mutation in sent where acknowledged?.contains(mutation.id) ?? (mutation.id <= response.lastMutationID) {
-                let decoded = try mutation.decoded()
-                expected += decoded.changes.count
-                result.changes += decoded.changes.count
+                let keys = try mutation.changedKeys()
+                expected += keys.count
+                result.changes += keys.count
                 result.mutations += 1
-                let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid = ?")
-                let unset = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.setAside) WHERE tbl = ? AND rid = ?")
-                for change in decoded.changes {
-                    try delete.execute(arguments: [mutation.throughSequence, change.table, change.id.databaseValue])
-                    try unset.execute(arguments: [change.table, change.id.databaseValue])
+                for key in keys {
+                    try delete.execute(arguments: [mutation.throughSequence, key.table, key.id])
+                    if anySetAside { try unset.execute(arguments: [key.table, key.id]) }
                 }
                 try db.execute(sql: "DELETE FROM \(SyncSchema.pending) WHERE id = ?", arguments: [mutation.id])
             }
@@ -172,7 +212,9 @@ extension SyncEngine {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
                 if !change.applied, let table = self.tablesByName[change.table] {
                     result.refused += 1
-                    try self.write(change.current, table: table, db, columns: &columns)
+                    // The server's row is its tombstone.
+                    try self.write(SyncRow(table: change.table, id: change.id, version: change.current.version, deleted: true),
+                                   table: table, db, columns: &columns)
                     refusedKeys.append(key)
                 }
                 try self.recordVersion(key, change.current.version, db)

@@ -78,6 +78,12 @@ final class SyncEngine: Sendable {
         return columns
     }
 
+    /// The row as stored (every column), or `nil` when there is no such row.
+    func currentRow(_ key: RowKey, table: SyncTable, _ db: Database) throws -> Row? {
+        let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+        return try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id])
+    }
+
     func hasOutboxEntry(_ key: RowKey, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? LIMIT 1"),
                           arguments: [key.table, key.id]) ?? false

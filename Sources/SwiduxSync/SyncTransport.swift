@@ -60,6 +60,17 @@ struct SyncTransport: Sendable {
         }
     }
 
+    /// Sends and reads the answer with `read` (``WireReader``'s fast paths).
+    func send<Answer>(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil,
+                      timeout: TimeInterval = 30, reading read: (Data) throws -> Answer) async throws -> Answer {
+        let data = try await send(method, path, query: query, body: body, timeout: timeout)
+        do {
+            return try read(data)
+        } catch {
+            throw SyncError.rejected(status: 200, message: "an answer that is not a \(Answer.self): \(error)")
+        }
+    }
+
     /// One data task, cancelled when the calling task is.
     private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
         #if canImport(Glibc)

@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import PostgresTestSupport
+import Swidux
+import SwiduxSQLite
+import SwiduxSync
+import SwiduxSyncServer
+
+/// A first sync at scale (issue 31, items 1, 2 and 6), against a throwaway cluster and an
+/// in-process server started here, on files shaped like `todos`' (lists; items with a
+/// foreign key to their list). Each measured step runs in a child process of this
+/// executable, like a `todos` command, timed from its start to its exit, with its peak RSS:
+///
+/// 1. `SWIDUX_BENCH_ROWS` items (default 100,000) and one list are written straight into
+///    a never-synced file with SQL; the local read opens the file and hydrates both tables
+///    (what `todos list --json` reads, without printing; the median of 3 processes);
+/// 2. the first push: `SyncClient.sync()` on that file (queue every row, push, pull);
+/// 3. the first pull: `SyncClient.sync()` on an empty file.
+///
+/// Prints both times ÷ the local read (issue 31's targets: ≤ 5 each), the rows the push
+/// pulled back (its own rows: 0 expected) and each process's peak RSS.
+///
+///     swift run -c release --package-path Server swidux-sync-first-sync-bench
+@main
+struct FirstSyncBench {
+    struct List: Codable, Identifiable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "todoList"
+        var id: UUID
+        var name: String
+    }
+
+    struct Item: Codable, Identifiable, Equatable, Sendable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "todoItem"
+        var id: UUID
+        var listID: UUID
+        var title: String
+        var isDone: Bool
+        var createdAt: Date
+    }
+
+    static let lists = EntityTable(recordsOf: List.self)
+    static let items = EntityTable(recordsOf: Item.self)
+    static let tables: [SyncTable] = [.table(lists), .table(items)]
+    static let migrations = SwiduxMigrations { m in
+        m.register("v1") { db in
+            try db.create(table: List.databaseTableName) { t in
+                t.primaryKey("id", .blob)
+                t.entityPositionColumn()
+                t.column("name", .text).notNull()
+            }
+            try db.create(table: Item.databaseTableName) { t in
+                t.primaryKey("id", .blob)
+                t.entityPositionColumn()
+                t.column("listID", .blob).notNull().indexed().references(List.databaseTableName, onDelete: .cascade)
+                t.column("title", .text).notNull()
+                t.column("isDone", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
+    }
+
+    static func main() async throws {
+        let arguments = CommandLine.arguments
+        if arguments.count >= 3 {
+            // A child: `read <file>` or `sync <file> <url> <token>`.
+            try await child(arguments[1], path: arguments[2], rest: Array(arguments.dropFirst(3)))
+            return
+        }
+        let rows = Int(ProcessInfo.processInfo.environment["SWIDUX_BENCH_ROWS"] ?? "") ?? 100_000
+        var logger = Logger(label: "swidux-sync-first-sync-bench")
+        logger.logLevel = .critical   // stopping the in-process server at the end logs harmless errors
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swidux-first-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cluster = try await PostgresCluster.start()
+        do {
+            try await run(cluster: cluster, directory: directory, rows: rows, logger: logger)
+            await cluster.stop()
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+    }
+
+    static func run(cluster: PostgresCluster, directory: URL, rows: Int, logger: Logger) async throws {
+        let url = try PostgresURL(try await cluster.createDatabase())
+        let postgres = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
+        let server = SyncServer(postgres: url, port: 0, logger: logger)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let serverTask = Task { try await server.run { portContinuation.yield($0) } }
+        defer { serverTask.cancel() }
+        var portIterator = ports.makeAsyncIterator()
+        guard let port = await portIterator.next() else { throw SyncServerError("the server did not start") }
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await postgres.run() }
+            defer { group.cancelAll() }
+            let token = try await Tokens.create(space: "first-sync", client: postgres, logger: logger)
+            let sourcePath = directory.appendingPathComponent("source.sqlite").path
+            try write(rows: rows, to: sourcePath)
+            var reads: [Measured] = []
+            for _ in 0..<3 { reads.append(try await measure(["read", sourcePath])) }
+            reads.sort { $0.seconds < $1.seconds }
+            let read = reads[1]
+            guard read.values["rows"] == rows + 1 else { throw ProcessFailure("read \(read.values["rows"] ?? -1) rows, expected \(rows + 1)") }
+
+            let push = try await measure(["sync", sourcePath, base.absoluteString, token])
+            guard push.values["pushed"] == rows + 1, push.values["pending"] == 0 else {
+                throw ProcessFailure("the first push acknowledged \(push.values["pushed"] ?? -1) rows, expected \(rows + 1): \(push.output)")
+            }
+            let targetPath = directory.appendingPathComponent("target.sqlite").path
+            let pull = try await measure(["sync", targetPath, base.absoluteString, token])
+            guard pull.values["pulled"] == rows + 1, pull.values["rows"] == rows + 1 else {
+                throw ProcessFailure("the first pull applied \(pull.values["pulled"] ?? -1) rows, expected \(rows + 1): \(pull.output)")
+            }
+            print("rows: \(rows + 1) (\(rows) items and 1 list)")
+            print(String(format: "local read (open + hydrate both tables, median of 3 processes): %.3f s, peak RSS %d MiB",
+                         read.seconds, read.peakKiB / 1024))
+            print(String(format: "first push: %.2f s, %.0f rows/s, pulled back %d rows (target 0), peak RSS %d MiB; push ÷ local read %.1f× (target ≤ 5)",
+                         push.seconds, Double(rows + 1) / push.seconds, push.values["pulled"] ?? -1, push.peakKiB / 1024, push.seconds / read.seconds))
+            print(String(format: "first pull into an empty file: %.2f s, %.0f rows/s, peak RSS %d MiB; pull ÷ local read %.1f× (target ≤ 5)",
+                         pull.seconds, Double(rows + 1) / pull.seconds, pull.peakKiB / 1024, pull.seconds / read.seconds))
+        }
+    }
+
+    /// What a child printed (`key=value` integers), its time from spawn to exit, its peak RSS.
+    struct Measured {
+        var seconds: Double
+        var values: [String: Int]
+        var peakKiB: Int { values["peakKiB"] ?? -1 }
+        var output: String
+    }
+
+    static func measure(_ arguments: [String]) async throws -> Measured {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let process = try ChildProcess(executable: CommandLine.arguments[0], arguments: arguments)
+        let status = await process.exitStatus()
+        let elapsed = clock.now - start
+        guard status == 0 else { throw ProcessFailure("\(arguments[0]) failed (\(status)): \(process.standardError)") }
+        var values: [String: Int] = [:]
+        for field in process.standardOutput.split(whereSeparator: \.isWhitespace) {
+            let parts = field.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        }
+        return Measured(seconds: Double(elapsed / .microseconds(1)) / 1_000_000, values: values, output: process.standardOutput)
+    }
+
+    /// The child's side: one step, then `key=value` figures on standard output.
+    static func child(_ step: String, path: String, rest: [String]) async throws {
+        let database = try SwiduxDatabase(path: path, migrations: migrations)
+        var figures: [String: Int] = [:]
+        switch step {
+        case "read":
+            let (listStore, itemStore) = try await database.hydrateAll(lists, items)
+            figures["rows"] = listStore.count + itemStore.count
+        case "sync":
+            guard rest.count == 2, let url = URL(string: rest[0]) else { throw ProcessFailure("sync <file> <url> <token>") }
+            let report = try await SyncClient(database: database, server: url, token: rest[1], tables: tables).sync()
+            figures["pushed"] = report.pushed
+            figures["pulled"] = report.pulled
+            figures["pending"] = report.pending
+            figures["rows"] = try await database.writer.read { db in
+                (try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM todoList) + (SELECT count(*) FROM todoItem)")) ?? 0
+            }
+        default:
+            throw ProcessFailure("unknown step \(step)")
+        }
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+            figures["peakKiB"] = Int(line.split(whereSeparator: \.isWhitespace)[1])
+        }
+        print(figures.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))
+    }
+
+    /// One list and `rows` items written with plain SQL into a new file (never synced).
+    static func write(rows: Int, to path: String) throws {
+        let database = try SwiduxDatabase(path: path, migrations: migrations)
+        try database.writer.write { db in
+            let list = UUID()
+            try db.execute(sql: "INSERT INTO todoList (id, position, name) VALUES (?, 0, 'Inbox')", arguments: [list])
+            let insert = try db.makeStatement(sql: "INSERT INTO todoItem (id, position, listID, title, isDone, createdAt) VALUES (?, ?, ?, ?, ?, ?)")
+            let created = Date(timeIntervalSince1970: 1_790_000_000)
+            for index in 0..<rows {
+                try insert.execute(arguments: [UUID(), index, list, "Todo number \(index): buy milk and bread", index % 3 == 0,
+                                               created.addingTimeInterval(Double(index))])
+            }
+        }
+    }
+}
