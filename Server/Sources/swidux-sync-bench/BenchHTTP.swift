@@ -50,15 +50,29 @@ enum ProcessMemory {
 
     /// Makes the peak start again from the current resident set.
     static func resetPeak(pid: Int32) {
-        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(pid)/clear_refs"))
+        let descriptor = open("/proc/\(pid)/clear_refs", O_WRONLY)
+        guard descriptor >= 0 else { return }
+        _ = write(descriptor, "5", 1)
+        close(descriptor)
     }
 
     static func mib(_ kib: Int?) -> String { kib.map { String(format: "%.1f MiB", Double($0) / 1024) } ?? "n/a" }
 
     private static func field(_ name: String, pid: Int32) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        // /proc files report a size of 0: read them until the end, not by their size.
+        let descriptor = open("/proc/\(pid)/status", O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 4096) }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
         for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
-            return Int(line.dropFirst(name.count + 1).split(separator: " ").first ?? "")
+            return Int(line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
         }
         return nil
     }
