@@ -2,8 +2,8 @@ import NIOCore
 import SwiduxSyncWire
 
 /// What ``Push/apply(_:space:database:logger:)`` answers: the ``SwiduxSyncWire/PushResponse``
-/// as its parts, written as JSON by ``body(scope:)`` with the ids and columns copied in as
-/// the request's change were stored (no `SyncResult` values, no `JSONEncoder`).
+/// as its parts, written as JSON by ``body(scope:)`` with each change's id and columns
+/// copied in as they were stored (no `SyncResult` values, no `JSONEncoder`).
 struct PushAnswer {
     /// The outcome of one change.
     struct Result {
