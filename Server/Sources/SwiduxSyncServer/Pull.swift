@@ -15,7 +15,7 @@ import SwiduxSyncWire
 /// ```
 enum Pull {
     static func page(space: Int64, after cursor: Int64, limit: Int, bytes: Int, connection: PostgresConnection,
-                     logger: Logger) async throws -> PullResponse {
+                     logger: Logger) async throws -> PullPage {
         // `keep`: the first row, and every row while the running size stays within `bytes`;
         // the rows after it come without their columns (only to tell that there are more).
         let rows = try await connection.query("""
@@ -30,20 +30,68 @@ enum Pull {
                 WINDOW w AS (ORDER BY version)
             ) sized ORDER BY version
             """, logger: logger)
-        let json = WireJSON()
-        var page: [SyncRow] = []
-        var fetched = 0
+        // The stored id and columns JSON go into the answer verbatim (no decoding, no encoding).
+        var json = JSONText(capacity: min(bytes, 1 << 20) + 256)
+        json.raw("{\"rows\":[")
+        var count = 0, fetched = 0
+        var last: Int64?
         for try await (table, id, version, deleted, columns, keep) in rows.decode((String, String, Int64, Bool, String?, Bool).self) {
             fetched += 1
-            guard keep, page.count < limit else { continue }
-            page.append(SyncRow(table: table, id: try json.decode(SyncValue.self, id), version: version, deleted: deleted,
-                                columns: try columns.map { try json.decode([String: SyncValue].self, $0) }))
+            guard keep, count < limit else { continue }
+            json.raw(count == 0 ? "{\"table\":" : ",{\"table\":")
+            json.string(table)
+            json.raw(",\"id\":")
+            json.raw(id)
+            json.raw(",\"version\":")
+            json.integer(version)
+            json.raw(deleted ? ",\"deleted\":true" : ",\"deleted\":false")
+            if let columns {
+                json.raw(",\"columns\":")
+                json.raw(columns)
+            }
+            json.raw("}")
+            count += 1
+            last = version
         }
-        let hasMore = fetched > page.count
         var end: Int64 = 0
         for try await value in try await connection.query(
             "SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)", logger: logger
         ).decode(Int64.self) { end = value }
-        return PullResponse(rows: page, cursor: page.last?.version ?? cursor, hasMore: hasMore, end: max(end, page.last?.version ?? 0))
+        return PullPage(json: json, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0))
     }
 }
+
+/// A pull page read by ``Pull/page(space:after:limit:bytes:connection:logger:)``: its rows
+/// already written as the JSON of a ``SwiduxSyncWire/PullResponse``, which ``body(scope:)`` completes.
+struct PullPage {
+    private var json: JSONText
+    /// How many rows the page holds.
+    let count: Int
+    /// ``SwiduxSyncWire/PullResponse/cursor``.
+    let cursor: Int64
+    /// ``SwiduxSyncWire/PullResponse/hasMore``.
+    let hasMore: Bool
+    /// ``SwiduxSyncWire/PullResponse/end``.
+    let end: Int64
+
+    fileprivate init(json: JSONText, count: Int, cursor: Int64, hasMore: Bool, end: Int64) {
+        self.json = json
+        self.count = count
+        self.cursor = cursor
+        self.hasMore = hasMore
+        self.end = end
+    }
+
+    /// The ``SwiduxSyncWire/PullResponse`` JSON, with its scope.
+    consuming func body(scope: String) -> ByteBuffer {
+        json.raw("],\"cursor\":")
+        json.integer(cursor)
+        json.raw(hasMore ? ",\"hasMore\":true" : ",\"hasMore\":false")
+        json.raw(",\"end\":")
+        json.integer(end)
+        json.raw(",\"scope\":")
+        json.string(scope)
+        json.raw("}")
+        return json.buffer
+    }
+    }

@@ -34,17 +34,28 @@ enum Push {
         let canonical: String
     }
 
-    /// One change, validated and encoded for the database.
+    /// One change, validated and encoded for the database (and for the answer).
     private struct Prepared {
-        let change: SyncChange
+        let table: String
+        let kind: SyncChange.Kind
+        let baseVersion: Int64?
         let rid: String
         let idJSON: String
+        /// The columns' wire JSON; "" for a delete.
         let columnsJSON: String
+
+        var key: RowKey { RowKey(table: table, rid: rid) }
     }
 
-    static func apply(_ request: PushRequest, space: Int64, database: Database, logger: Logger) async throws -> PushResponse {
+    /// A row of the space: its table and ``SwiduxSyncWire/SyncValue/key``.
+    private struct RowKey: Hashable {
+        let table: String
+        let rid: String
+    }
+
+    static func apply(_ request: PushRequest, space: Int64, database: Database, logger: Logger) async throws -> PushAnswer {
         let mutations = try validate(request)
-        let tables = Array(Set(mutations.flatMap { $0.changes.map(\.change.table) })).sorted()
+        let tables = Array(Set(mutations.flatMap { $0.changes.map(\.table) })).sorted()
         return try await database.transaction { connection in
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(\(spaceLockClass), \(Int32(truncatingIfNeeded: space)))", logger: logger)
@@ -67,7 +78,8 @@ enum Push {
                 logger: logger
             ).decode(Int64.self) { last = value }
 
-            var results: [SyncResult] = []
+            var results: [PushAnswer.Result] = []
+            results.reserveCapacity(mutations.reduce(0) { $0 + $1.changes.count })
             var acknowledged: [Int64] = []
             var wrote = false
             for mutation in mutations {
@@ -76,7 +88,7 @@ enum Push {
                     try await connection.query("""
                         INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
                         VALUES (\(space), \(request.clientID), \(mutation.id), sha256(convert_to(\(mutation.canonical), 'UTF8')),
-                                \(mutationResults.map(\.current.version)), \(mutationResults.map(\.applied)))
+                                \(mutationResults.map(\.version)), \(mutationResults.map(\.applied)))
                         """, logger: logger)
                     results += mutationResults
                     wrote = wrote || mutationWrote
@@ -95,7 +107,7 @@ enum Push {
             if wrote {
                 try await connection.query("SELECT pg_notify(\(channel), \(String(space)))", logger: logger)
             }
-            return PushResponse(lastMutationID: last, results: results, acknowledged: acknowledged)
+            return PushAnswer(lastMutationID: last, results: results, acknowledged: acknowledged)
         }
     }
 
@@ -107,7 +119,7 @@ enum Push {
     /// lost); 409 ``SyncErrorBody/Code/mutationConflict`` when the id was used for another
     /// content (or is too old to be remembered).
     private static func replay(_ mutation: PreparedMutation, space: Int64, clientID: String, connection: PostgresConnection,
-                               logger: Logger) async throws -> [SyncResult] {
+                               logger: Logger) async throws -> [PushAnswer.Result] {
         var stored: (versions: [Int64], applied: [Bool])?
         for try await (versions, applied) in try await connection.query("""
             SELECT versions, applied FROM sync_mutations
@@ -120,19 +132,15 @@ enum Push {
             throw RequestFailure.conflict(.mutationConflict, "mutation \(mutation.id) of client \(clientID) was already applied with another content (a copied or restored database file?): nothing was applied; push again under a new client id")
         }
         return zip(mutation.changes, zip(stored.versions, stored.applied)).map { prepared, outcome in
-            let change = prepared.change
             let (version, applied) = outcome
-            let deleted = !applied || change.kind == .delete
-            return SyncResult(table: change.table, id: change.id, applied: applied,
-                              current: SyncRow(table: change.table, id: change.id, version: version, deleted: deleted,
-                                               columns: deleted ? nil : change.columns))
+            let deleted = !applied || prepared.kind == .delete
+            return PushAnswer.Result(table: prepared.table, idJSON: prepared.idJSON, applied: applied, version: version,
+                                     deleted: deleted, columnsJSON: deleted ? nil : prepared.columnsJSON)
         }
     }
 
     /// Checks the request's shape (400 with the reason) and encodes every change.
     private static func validate(_ request: PushRequest) throws -> [PreparedMutation] {
-        let canonical = JSONEncoder()
-        canonical.outputFormatting = .sortedKeys
         guard !request.clientID.isEmpty, request.clientID.utf8.count <= 200 else {
             throw RequestFailure.badRequest("invalid clientID: it must have 1 to 200 bytes")
         }
@@ -140,14 +148,14 @@ enum Push {
         guard !request.clientID.utf8.contains(0) else {
             throw RequestFailure.badRequest("invalid clientID: it contains a NUL character (U+0000)")
         }
-        let json = WireJSON()
         var previous: Int64 = 0
         return try request.mutations.map { mutation in
             guard mutation.id > previous else {
                 throw RequestFailure.badRequest("mutation ids must be positive and increasing (\(mutation.id) after \(previous))")
             }
             previous = mutation.id
-            var seen = Set<[String]>()
+            var seen = Set<RowKey>()
+            seen.reserveCapacity(mutation.changes.count)
             let changes = try mutation.changes.map { change in
                 guard SyncProtocol.isValidTableName(change.table) else {
                     throw RequestFailure.badRequest("invalid table name \"\(change.table)\"")
@@ -156,7 +164,7 @@ enum Push {
                 guard !rid.utf8.contains(0) else {
                     throw RequestFailure.badRequest("invalid id of \(change.table) in mutation \(mutation.id): it contains a NUL character (U+0000)")
                 }
-                guard seen.insert([change.table, rid]).inserted else {
+                guard seen.insert(RowKey(table: change.table, rid: rid)).inserted else {
                     throw RequestFailure.badRequest("mutation \(mutation.id) changes \(change.table) \(rid) twice")
                 }
                 var columnsJSON = ""
@@ -164,48 +172,65 @@ enum Push {
                     guard let columns = change.columns else {
                         throw RequestFailure.badRequest("the \(change.kind.rawValue) of \(change.table) \(rid) in mutation \(mutation.id) has no columns")
                     }
-                    columnsJSON = try encode(columns, json, what: "columns of \(change.table) \(rid)")
+                    columnsJSON = try encode(what: "columns of \(change.table) \(rid)") { try WireJSON.text(columns) }
                 }
-                return Prepared(change: change, rid: rid, idJSON: try encode(change.id, json, what: "id of \(change.table)"),
+                return Prepared(table: change.table, kind: change.kind, baseVersion: change.baseVersion, rid: rid,
+                                idJSON: try encode(what: "id of \(change.table)") { try WireJSON.text(change.id) },
                                 columnsJSON: columnsJSON)
             }
-            let text = String(decoding: try canonical.encode(mutation), as: UTF8.self)
-            return PreparedMutation(id: mutation.id, changes: changes, canonical: text)
+            return PreparedMutation(id: mutation.id, changes: changes, canonical: canonicalJSON(mutation.id, changes))
         }
     }
 
-    private static func encode<T: Encodable>(_ value: T, _ json: WireJSON, what: String) throws -> String {
-        do { return try json.text(value) } catch {
+    /// The mutation's canonical JSON: sorted keys at every level, from the changes' stored
+    /// id and columns JSON (whose members are sorted too), so the same content always gives
+    /// the same text.
+    private static func canonicalJSON(_ id: Int64, _ changes: [Prepared]) -> String {
+        var text = "{\"changes\":["
+        text.reserveCapacity(changes.reduce(32) { $0 + $1.idJSON.utf8.count + $1.columnsJSON.utf8.count + $1.table.utf8.count + 64 })
+        for (index, change) in changes.enumerated() {
+            text += index == 0 ? "{" : ",{"
+            if let base = change.baseVersion { text += "\"baseVersion\":\(base)," }
+            if change.kind != .delete { text += "\"columns\":" + change.columnsJSON + "," }
+            text += "\"id\":" + change.idJSON + ",\"kind\":\"" + change.kind.rawValue + "\",\"table\":"
+            WireJSON.appendString(change.table, to: &text)
+            text += "}"
+        }
+        text += "],\"id\":\(id)}"
+        return text
+    }
+
+    private static func encode(what: String, _ body: () throws -> String) throws -> String {
+        do { return try body() } catch {
             throw RequestFailure.badRequest("cannot store the \(what): \(error)")
         }
     }
 
     /// Applies one mutation's changes with two bulk statements: the current state of the
-    /// rows updates and deletes touch, then one upsert of every row written.
+    /// rows updates and deletes touch, then one upsert of every row written (with their new versions).
     private static func applyMutation(_ changes: [Prepared], space: Int64, connection: PostgresConnection,
-                                      logger: Logger) async throws -> ([SyncResult], Bool) {
+                                      logger: Logger) async throws -> ([PushAnswer.Result], Bool) {
         struct Existing { let version: Int64; let deleted: Bool }
-        var existing: [[String]: Existing] = [:]
-        let looked = changes.filter { $0.change.kind != .insert }
+        var existing: [RowKey: Existing] = [:]
+        let looked = changes.filter { $0.kind != .insert }
         if !looked.isEmpty {
             let rows = try await connection.query("""
                 SELECT r.tbl, r.rid, r.version, r.deleted FROM sync_rows r
-                JOIN unnest(\(looked.map(\.change.table)), \(looked.map(\.rid))) AS u(tbl, rid) ON r.tbl = u.tbl AND r.rid = u.rid
+                JOIN unnest(\(looked.map(\.table)), \(looked.map(\.rid))) AS u(tbl, rid) ON r.tbl = u.tbl AND r.rid = u.rid
                 WHERE r.space = \(space)
                 """, logger: logger)
             for try await (table, rid, version, deleted) in rows.decode((String, String, Int64, Bool).self) {
-                existing[[table, rid]] = Existing(version: version, deleted: deleted)
+                existing[RowKey(table: table, rid: rid)] = Existing(version: version, deleted: deleted)
             }
         }
 
         enum Outcome { case write, refused(Int64), unchanged(Int64) }
         let outcomes: [Outcome] = changes.map { prepared in
-            let change = prepared.change
-            let current = existing[[change.table, prepared.rid]]
-            switch change.kind {
+            let current = existing[prepared.key]
+            switch prepared.kind {
             case .insert: return .write
             case .update:
-                if let current, current.deleted, current.version > (change.baseVersion ?? 0) { return .refused(current.version) }
+                if let current, current.deleted, current.version > (prepared.baseVersion ?? 0) { return .refused(current.version) }
                 return .write
             case .delete:
                 if let current, current.deleted { return .unchanged(current.version) }
@@ -213,40 +238,49 @@ enum Push {
             }
         }
 
-        var versions: [[String]: Int64] = [:]
         let written = zip(changes, outcomes).compactMap { prepared, outcome -> Prepared? in
             if case .write = outcome { return prepared } else { return nil }
         }
+        // One statement: a version for each written row (`v`, materialized: nextval runs once
+        // a row), the upsert, and the versions by the rows' places in `written`.
+        var versions = [Int64](repeating: 0, count: written.count)
         if !written.isEmpty {
             let rows = try await connection.query("""
-                INSERT INTO sync_rows (space, tbl, rid, id, version, deleted, columns)
-                SELECT \(space), u.tbl, u.rid, u.id::json, nextval('sync_version'), u.deleted, NULLIF(u.columns, '')::json
-                FROM unnest(\(written.map(\.change.table)), \(written.map(\.rid)), \(written.map(\.idJSON)),
-                            \(written.map { $0.change.kind == .delete }), \(written.map(\.columnsJSON))) AS u(tbl, rid, id, deleted, columns)
-                ON CONFLICT (space, tbl, rid) DO UPDATE
-                SET id = excluded.id, version = excluded.version, deleted = excluded.deleted, columns = excluded.columns
-                RETURNING tbl, rid, version
+                WITH v AS MATERIALIZED (
+                    SELECT u.*, nextval('sync_version') AS version
+                    FROM unnest(\(written.map(\.table)), \(written.map(\.rid)), \(written.map(\.idJSON)),
+                                \(written.map { $0.kind == .delete }), \(written.map(\.columnsJSON)))
+                         WITH ORDINALITY AS u(tbl, rid, id, deleted, columns, n)
+                ), written AS (
+                    INSERT INTO sync_rows (space, tbl, rid, id, version, deleted, columns)
+                    SELECT \(space), v.tbl, v.rid, v.id::json, v.version, v.deleted, NULLIF(v.columns, '')::json FROM v
+                    ON CONFLICT (space, tbl, rid) DO UPDATE
+                    SET id = excluded.id, version = excluded.version, deleted = excluded.deleted, columns = excluded.columns
+                )
+                SELECT n, version FROM v
                 """, logger: logger)
-            for try await (table, rid, version) in rows.decode((String, String, Int64).self) {
-                versions[[table, rid]] = version
+            var count = 0
+            for try await (n, version) in rows.decode((Int64, Int64).self) {
+                guard n >= 1, n <= written.count else { throw SyncServerError("the upsert answered row \(n) of \(written.count)") }
+                versions[Int(n) - 1] = version
+                count += 1
             }
+            guard count == written.count else { throw SyncServerError("the upsert answered \(count) versions for \(written.count) rows") }
         }
 
+        var next = versions.makeIterator()
         let results = zip(changes, outcomes).map { prepared, outcome in
-            let change = prepared.change
             switch outcome {
             case .write:
-                let version = versions[[change.table, prepared.rid]] ?? 0
-                let deleted = change.kind == .delete
-                return SyncResult(table: change.table, id: change.id, applied: true,
-                                  current: SyncRow(table: change.table, id: change.id, version: version, deleted: deleted,
-                                                   columns: deleted ? nil : change.columns))
+                let deleted = prepared.kind == .delete
+                return PushAnswer.Result(table: prepared.table, idJSON: prepared.idJSON, applied: true, version: next.next() ?? 0,
+                                         deleted: deleted, columnsJSON: deleted ? nil : prepared.columnsJSON)
             case .refused(let version):
-                return SyncResult(table: change.table, id: change.id, applied: false,
-                                  current: SyncRow(table: change.table, id: change.id, version: version, deleted: true))
+                return PushAnswer.Result(table: prepared.table, idJSON: prepared.idJSON, applied: false, version: version,
+                                         deleted: true, columnsJSON: nil)
             case .unchanged(let version):
-                return SyncResult(table: change.table, id: change.id, applied: true,
-                                  current: SyncRow(table: change.table, id: change.id, version: version, deleted: true))
+                return PushAnswer.Result(table: prepared.table, idJSON: prepared.idJSON, applied: true, version: version,
+                                         deleted: true, columnsJSON: nil)
             }
         }
         return (results, !written.isEmpty)

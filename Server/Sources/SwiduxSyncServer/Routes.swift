@@ -34,11 +34,10 @@ struct Routes: Sendable {
             throw RequestFailure.conflict(.scopeChanged, "the push's scope \(claimed) is not this server's \(own) (another space's token, or a replaced server database): sync as for the first time")
         }
         let (database, logger) = (self.database, self.logger)
-        var response = try await spaceLocks.withLock(space) {
+        let answer = try await spaceLocks.withLock(space) {
             try await Push.apply(body, space: space, database: database, logger: logger)
         }
-        response.scope = own
-        return try json(response)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: answer.body(scope: own)))
     }
 
     private func pull(_ request: Request) async throws -> Response {
@@ -54,7 +53,7 @@ struct Routes: Sendable {
         var page = try await readPage(space: space, after: after, limit: cut)
         // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
         // checks its token again after every wake and at least every `recheckInterval`.
-        while page.rows.isEmpty, ContinuousClock.now < deadline, await !notifier.isClosed {
+        while page.count == 0, ContinuousClock.now < deadline, await !notifier.isClosed {
             await notifier.wait(space: space, after: seen, timeout: min(deadline - ContinuousClock.now, Self.recheckInterval))
             guard try await authenticate(token, revoked: "the token was revoked while the pull waited") == space else {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
@@ -62,11 +61,11 @@ struct Routes: Sendable {
             seen = await notifier.generation(of: space)
             page = try await readPage(space: space, after: after, limit: cut)
         }
-        page.scope = scope(of: space)
-        return try json(page)
+        return Response(status: .ok, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: page.body(scope: scope(of: space))))
     }
 
-    private func readPage(space: Int64, after: Int64, limit: Int) async throws -> PullResponse {
+    private func readPage(space: Int64, after: Int64, limit: Int) async throws -> PullPage {
         let (logger, bytes) = (self.logger, pullPageBytes)
         return try await database.withConnection { connection in
             try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, connection: connection, logger: logger)

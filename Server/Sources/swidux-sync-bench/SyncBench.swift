@@ -16,6 +16,10 @@ import FoundationNetworking
 ///     swift run -c release --package-path Server swidux-sync-bench
 ///
 /// `SWIDUX_BENCH_ROWS` (default 10000) and `SWIDUX_BENCH_ROUNDS` (default 5) change the size.
+///
+/// Then the sync-at-scale figures (issue 31, ``ScaleBench``): `SWIDUX_BENCH_SCALE_ROWS`
+/// (default 100000), `SWIDUX_BENCH_PUSH_ROWS` (default 10000), `SWIDUX_BENCH_SCALE_ROUNDS`
+/// (default 3). `SWIDUX_BENCH_PART=apply` or `scale` runs only one of the two.
 @main
 struct SyncBench {
     static func main() async throws {
@@ -25,9 +29,17 @@ struct SyncBench {
         var logger = Logger(label: "swidux-sync-bench")
         logger.logLevel = .critical   // stopping the in-process server at the end logs harmless errors
 
+        let part = environment["SWIDUX_BENCH_PART"] ?? "all"
+        let scaleRows = Int(environment["SWIDUX_BENCH_SCALE_ROWS"] ?? "") ?? 100_000
+        let pushRows = Int(environment["SWIDUX_BENCH_PUSH_ROWS"] ?? "") ?? 10_000
+        let scaleRounds = Int(environment["SWIDUX_BENCH_SCALE_ROUNDS"] ?? "") ?? 3
+
         let cluster = try await PostgresCluster.start()
         do {
-            try await run(cluster: cluster, count: count, rounds: rounds, logger: logger)
+            if part != "scale" { try await run(cluster: cluster, count: count, rounds: rounds, logger: logger) }
+            if part != "apply" {
+                try await ScaleBench.run(cluster: cluster, rows: scaleRows, pushRows: pushRows, rounds: scaleRounds, logger: logger)
+            }
             await cluster.stop()
         } catch {
             await cluster.stop()
@@ -131,24 +143,12 @@ struct SyncBench {
 
     static func send(_ session: URLSession, _ base: URL, _ method: String, _ path: String, _ token: String, _ body: Data,
                      expect status: Int) async throws -> Data {
-        var request = URLRequest(url: base.appendingPathComponent(path))
-        request.httpMethod = method
-        request.httpBody = body
-        request.timeoutInterval = 600
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let (data, response) = try await session.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == status else {
-            throw SyncServerError("\(method) \(path): \((response as? HTTPURLResponse)?.statusCode ?? -1) \(String(decoding: data, as: UTF8.self))")
-        }
-        return data
+        try await BenchHTTP.send(session, base, method, path, token, body, expect: status)
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
+    static func seconds(_ duration: Duration) -> Double { BenchHTTP.seconds(duration) }
 
-    static func ms(_ duration: Duration) -> String { String(format: "%.1f", seconds(duration) * 1000) }
+    static func ms(_ duration: Duration) -> String { BenchHTTP.ms(duration) }
 
-    static func median(_ values: [Duration]) -> Duration { values.sorted()[values.count / 2] }
+    static func median(_ values: [Duration]) -> Duration { BenchHTTP.median(values) }
 }

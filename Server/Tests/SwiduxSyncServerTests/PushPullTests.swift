@@ -27,6 +27,41 @@ struct PushPullTests {
         }
     }
 
+    @Test("awkward names and values come back unchanged in the push answer, the pull page and a replay (issue 31: hand-written JSON)")
+    func awkwardValues() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            let text = "quote \" backslash \\ slash / tab \t newline \n bell \u{7} nul \u{0} é ✓ 🚀 \u{1F}"
+            let columns: [String: SyncValue] = [
+                text: .text(text), "": .text(""), "min": .integer(Int64.min), "max": .integer(Int64.max),
+                "tiny": .real(.leastNonzeroMagnitude), "huge": .real(1.7976931348623157e308), "negativeZero": .real(-0.0), "third": .real(1.0 / 3),
+                "whole": .real(2), "empty": .blob(Data()), "bytes": .blob(Data((0...255).map(UInt8.init))), "none": .null,
+            ]
+            let changes = [
+                // Not `text`: an id cannot hold U+0000.
+                SyncChange(table: "todo", id: .text("quote \" backslash \\ slash / é 🚀 \u{1F}"), kind: .insert, columns: columns),
+                SyncChange(table: "todo", id: .real(-1.5), kind: .insert, columns: ["a": .integer(1)]),
+                SyncChange(table: "todo", id: .blob(Data([0, 34, 92])), kind: .insert, columns: [:]),
+                SyncChange(table: "todo", id: .integer(-7), kind: .delete),
+            ]
+            let request = PushRequest(clientID: a.clientID, mutations: [SyncMutation(id: 1, changes: changes)])
+            let response = try await a.push(request)
+            let expected = changes.map { change in
+                (change.table, change.id, change.kind == .delete, change.columns)
+            }
+            #expect(response.results.map { [$0.current.table, $0.current.id.key, "\($0.current.deleted)"] }
+                    == expected.map { [$0.0, $0.1.key, "\($0.2)"] })
+            #expect(response.results.map(\.current.columns) == expected.map(\.3))
+            #expect(response.results.map(\.id) == changes.map(\.id))
+            let rows = try await a.pull().rows
+            #expect(rows.map(\.id) == changes.map(\.id))
+            #expect(rows.map(\.columns) == changes.map(\.columns))
+            #expect(rows.map(\.version) == response.results.map(\.current.version))
+            // The same request again is a replay, answered with the same results.
+            #expect(try await a.push(request).results == response.results)
+        }
+    }
+
     @Test("versions increase in the order changes were applied; each row once, in its latest state")
     func versionOrder() async throws {
         try await TestServer.with { server in

@@ -1,0 +1,43 @@
+import NIOCore
+
+/// A JSON document written straight into a `ByteBuffer`, for the large answers (a pull
+/// page, a push's results): the ids and columns the server stores as JSON text are copied
+/// in verbatim instead of being decoded into ``SwiduxSyncWire/SyncValue``s and encoded again.
+///
+/// The caller writes the structure (`{`, keys, commas); ``string(_:)`` escapes a string
+/// as JSON requires, ``raw(_:)`` copies JSON text that is already valid.
+///
+/// ```swift
+/// var json = JSONText(capacity: 64)
+/// json.raw("{\"table\":"); json.string("todo"); json.raw(",\"id\":"); json.raw(idJSON); json.raw("}")
+/// ```
+struct JSONText {
+    private(set) var buffer: ByteBuffer
+
+    init(capacity: Int) {
+        buffer = ByteBufferAllocator().buffer(capacity: capacity)
+    }
+
+    /// Copies `text`, already JSON, as it is.
+    mutating func raw(_ text: String) {
+        buffer.writeString(text)
+    }
+
+    /// A JSON string literal (``WireJSON/appendString(_:to:)``).
+    mutating func string(_ text: String) {
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            var escaped = ""
+            WireJSON.appendString(text, to: &escaped)
+            buffer.writeString(escaped)
+        } else {
+            buffer.writeInteger(UInt8(ascii: "\""))
+            buffer.writeString(text)
+            buffer.writeInteger(UInt8(ascii: "\""))
+        }
+    }
+
+    /// A JSON number.
+    mutating func integer(_ value: Int64) {
+        buffer.writeString(String(value))
+    }
+}

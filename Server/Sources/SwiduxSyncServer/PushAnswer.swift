@@ -1,0 +1,64 @@
+import NIOCore
+import SwiduxSyncWire
+
+/// What ``Push/apply(_:space:database:logger:)`` answers: the ``SwiduxSyncWire/PushResponse``
+/// as its parts, written as JSON by ``body(scope:)`` with each change's id and columns
+/// copied in as they were stored (no `SyncResult` values, no `JSONEncoder`).
+struct PushAnswer {
+    /// The outcome of one change.
+    struct Result {
+        let table: String
+        /// The id's wire JSON.
+        let idJSON: String
+        let applied: Bool
+        /// The row's version after the change.
+        let version: Int64
+        /// Whether the row is a tombstone after the change.
+        let deleted: Bool
+        /// The columns' wire JSON, for a live row.
+        let columnsJSON: String?
+    }
+
+    /// ``SwiduxSyncWire/PushResponse/lastMutationID``.
+    let lastMutationID: Int64
+    /// ``SwiduxSyncWire/PushResponse/results``, in order.
+    let results: [Result]
+    /// ``SwiduxSyncWire/PushResponse/acknowledged``.
+    let acknowledged: [Int64]
+
+    /// The ``SwiduxSyncWire/PushResponse`` JSON, with its scope.
+    func body(scope: String) -> ByteBuffer {
+        let size = results.reduce(128) { $0 + 2 * ($1.table.utf8.count + $1.idJSON.utf8.count) + ($1.columnsJSON?.utf8.count ?? 0) + 120 }
+        var json = JSONText(capacity: size + 20 * acknowledged.count + scope.utf8.count)
+        json.raw("{\"lastMutationID\":")
+        json.integer(lastMutationID)
+        json.raw(",\"results\":[")
+        for (index, result) in results.enumerated() {
+            json.raw(index == 0 ? "{\"table\":" : ",{\"table\":")
+            json.string(result.table)
+            json.raw(",\"id\":")
+            json.raw(result.idJSON)
+            json.raw(result.applied ? ",\"applied\":true,\"current\":{\"table\":" : ",\"applied\":false,\"current\":{\"table\":")
+            json.string(result.table)
+            json.raw(",\"id\":")
+            json.raw(result.idJSON)
+            json.raw(",\"version\":")
+            json.integer(result.version)
+            json.raw(result.deleted ? ",\"deleted\":true" : ",\"deleted\":false")
+            if !result.deleted, let columns = result.columnsJSON {
+                json.raw(",\"columns\":")
+                json.raw(columns)
+            }
+            json.raw("}}")
+        }
+        json.raw("],\"acknowledged\":[")
+        for (index, id) in acknowledged.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.integer(id)
+        }
+        json.raw("],\"scope\":")
+        json.string(scope)
+        json.raw("}")
+        return json.buffer
+    }
+}
