@@ -12,9 +12,9 @@ import NIOPosix
 /// ```
 final class HTTPConnection: Sendable {
     private let channel: any Channel
-    private let collector: ResponseCollector
+    private let collector: NIOLoopBound<ResponseCollector>
 
-    private init(channel: any Channel, collector: ResponseCollector) {
+    private init(channel: any Channel, collector: NIOLoopBound<ResponseCollector>) {
         self.channel = channel
         self.collector = collector
     }
@@ -31,7 +31,8 @@ final class HTTPConnection: Sendable {
                 }
             }
         let channel = try await bootstrap.connect(host: host, port: port).get()
-        let collector = try await channel.pipeline.handler(type: ResponseCollector.self).get()
+        let collector = try await channel.pipeline.handler(type: ResponseCollector.self)
+            .map { NIOLoopBound($0, eventLoop: channel.eventLoop) }.get()
         return HTTPConnection(channel: channel, collector: collector)
     }
 
@@ -46,10 +47,10 @@ final class HTTPConnection: Sendable {
             head.headers.add(name: "Content-Length", value: String(body.readableBytes))
         }
         let promise = channel.eventLoop.makePromise(of: (Int, ByteBuffer).self)
-        let (channel, collector) = (self.channel, self.collector)
+        let (channel, collector, request) = (self.channel, self.collector, head)
         channel.eventLoop.execute {
-            collector.expect(promise)
-            channel.write(HTTPClientRequestPart.head(head), promise: nil)
+            collector.value.expect(promise)
+            channel.write(HTTPClientRequestPart.head(request), promise: nil)
             if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
             channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { promise.fail($0) }
         }
