@@ -72,6 +72,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Devices per server (issue 31 item 5): real server processes, thousands of long polls on
+        // their own connections and pushers (Benchmarks/README.md, "Devices per server").
+        .executableTarget(
+            name: "swidux-sync-load",
+            dependencies: [
+                "SwiduxSyncServer", "PostgresTestSupport",
+                .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "SwiduxSyncServerTests",
             dependencies: [

@@ -11,7 +11,7 @@ import NIOCore
 /// var json = JSONText(capacity: 64)
 /// json.raw("{\"table\":"); json.string("todo"); json.raw(",\"id\":"); json.raw(idJSON); json.raw("}")
 /// ```
-struct JSONText {
+struct JSONText: Sendable {
     private(set) var buffer: ByteBuffer
 
     init(capacity: Int) {

@@ -63,7 +63,7 @@ enum Pull {
 
 /// A pull page read by ``Pull/page(space:after:limit:bytes:connection:logger:)``: its rows
 /// already written as the JSON of a ``SwiduxSyncWire/PullResponse``, which ``body(scope:)`` completes.
-struct PullPage {
+struct PullPage: Sendable {
     private var json: JSONText
     /// How many rows the page holds.
     let count: Int

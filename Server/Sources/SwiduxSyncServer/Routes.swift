@@ -19,6 +19,15 @@ struct Routes: Sendable {
     let pullPageBytes: Int
     /// Pushes to one space wait for each other here, holding no database connection.
     let spaceLocks = SpaceLocks()
+    /// The long polls a push wakes read the same page and check their token at once: one
+    /// query answers them all (``SharedReads``).
+    let pageReads = SharedReads<PageKey, PullPage>()
+    let tokenChecks = SharedReads<TokenKey, Int64?>()
+
+    /// A page read: what is read, and the space's generation seen before reading.
+    struct PageKey: Hashable, Sendable { var space: Int64; var after: Int64; var limit: Int; var generation: UInt64 }
+    /// A waiting pull's token check, after a wake that showed the space's `generation`.
+    struct TokenKey: Hashable, Sendable { var token: String; var generation: UInt64 }
 
     func add(to router: Router<BasicRequestContext>) {
         router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in await respond { try await push(request) } }
@@ -50,25 +59,36 @@ struct Routes: Sendable {
         let cut = min(limit, SyncProtocol.maxPullLimit)
         let deadline = ContinuousClock.now + .seconds(wait)
         var seen = await notifier.generation(of: space)
-        var page = try await readPage(space: space, after: after, limit: cut)
+        var page = try await readPage(space: space, after: after, limit: cut, generation: seen)
         // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
         // checks its token again after every wake and at least every `recheckInterval`.
+        // The polls one push wakes share their token check and page read (``SharedReads``:
+        // each key holds the generation seen first, so a shared query saw every commit the
+        // wake announced, a revocation included).
         while page.count == 0, ContinuousClock.now < deadline, await !notifier.isClosed {
             await notifier.wait(space: space, after: seen, timeout: min(deadline - ContinuousClock.now, Self.recheckInterval))
-            guard try await authenticate(token, revoked: "the token was revoked while the pull waited") == space else {
+            seen = await notifier.generation(of: space)
+            let logger = self.logger, database = self.database
+            let current = try await tokenChecks.value(for: TokenKey(token: token, generation: seen)) {
+                try await database.withConnection { try await Tokens.space(of: token, connection: $0, logger: logger) }
+            }
+            guard current == space else {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
             }
-            seen = await notifier.generation(of: space)
-            page = try await readPage(space: space, after: after, limit: cut)
+            page = try await readPage(space: space, after: after, limit: cut, generation: seen)
         }
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: page.body(scope: scope(of: space))))
     }
 
-    private func readPage(space: Int64, after: Int64, limit: Int) async throws -> PullPage {
-        let (logger, bytes) = (self.logger, pullPageBytes)
-        return try await database.withConnection { connection in
-            try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, connection: connection, logger: logger)
+    /// A page, read after the space's generation was `generation` (shared with the pulls
+    /// reading the same page at the same time).
+    private func readPage(space: Int64, after: Int64, limit: Int, generation: UInt64) async throws -> PullPage {
+        let (database, logger, bytes) = (self.database, self.logger, pullPageBytes)
+        return try await pageReads.value(for: PageKey(space: space, after: after, limit: limit, generation: generation)) {
+            try await database.withConnection { connection in
+                try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, connection: connection, logger: logger)
+            }
         }
     }
 
