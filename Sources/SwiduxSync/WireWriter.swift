@@ -25,45 +25,14 @@ struct WireWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    /// A JSON string: `"`, `\` and control characters escaped, everything else as UTF-8.
+    /// A JSON string (``SyncJSON/appendString(_:to:)``).
     mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20:
-                raw("\\u00")
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        SyncJSON.appendString(text, to: &bytes)
     }
 
-    /// A SQLite value in ``SyncValue``'s JSON form.
+    /// A SQLite value in ``SyncValue``'s JSON form (``SyncJSON/append(_:to:)``).
     mutating func value(_ value: DatabaseValue) throws {
-        switch value.storage {
-        case .null: raw("null")
-        case .int64(let number): integer(number)
-        case .string(let text): string(text)
-        case .double(let real):
-            guard real.isFinite else {
-                throw EncodingError.invalidValue(real, .init(codingPath: [], debugDescription: "a real that is not finite (\(real)) cannot be synced"))
-            }
-            raw("{\"real\":")
-            bytes.append(contentsOf: real.description.utf8)
-            bytes.append(UInt8(ascii: "}"))
-        case .blob(let data):
-            raw("{\"blob\":\"")
-            bytes.append(contentsOf: data.base64EncodedString().utf8)
-            raw("\"}")
-        }
+        try SyncJSON.append(SyncValue(value), to: &bytes)
     }
 
     /// One change: its columns from `row` (every column but `idColumn`), `nil` for a deletion.

@@ -1,4 +1,5 @@
 import NIOCore
+import SwiduxSyncWire
 
 /// A JSON document written straight into a `ByteBuffer`, for the large answers (a pull
 /// page, a push's results): the ids and columns the server stores as JSON text are copied
@@ -23,17 +24,12 @@ struct JSONText: Sendable {
         buffer.writeString(text)
     }
 
-    /// A JSON string literal (``WireJSON/appendString(_:to:)``).
+    /// A JSON string literal (``SwiduxSyncWire/SyncJSON/appendString(_:to:)``).
     mutating func string(_ text: String) {
-        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            var escaped = ""
-            WireJSON.appendString(text, to: &escaped)
-            buffer.writeString(escaped)
-        } else {
-            buffer.writeInteger(UInt8(ascii: "\""))
-            buffer.writeString(text)
-            buffer.writeInteger(UInt8(ascii: "\""))
-        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 2)
+        SyncJSON.appendString(text, to: &bytes)
+        buffer.writeBytes(bytes)
     }
 
     /// A JSON number.
