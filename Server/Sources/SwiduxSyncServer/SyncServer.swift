@@ -38,6 +38,31 @@ public struct SyncServer: Sendable {
         self.logger = logger
     }
 
+    /// Runs the server (``run(stopOnSignals:onListening:)``) in a task of its own and returns
+    /// once it accepts requests: its port, and the task (cancel it to stop the server). For
+    /// tests and benchmarks that run a server in their own process.
+    ///
+    /// ```swift
+    /// let (port, task) = try await SyncServer(postgres: url, port: 0).start()
+    /// defer { task.cancel() }
+    /// ```
+    /// - Throws: ``SyncServerError`` when the server stopped before it listened (its own
+    ///   error is in the task's result).
+    public func start() async throws -> (port: Int, task: Task<Void, any Error>) {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let task = Task {
+            defer { continuation.finish() }
+            try await run { continuation.yield($0) }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            let reason: String
+            if case .failure(let error) = await task.result { reason = ": \(error)" } else { reason = "" }
+            throw SyncServerError("the in-process server did not start\(reason)")
+        }
+        return (port, task)
+    }
+
     /// Migrates the schema, then serves until the task is cancelled or, with
     /// `stopOnSignals`, until SIGTERM or SIGINT arrives (graceful shutdown).
     /// `onListening` gets the bound port once requests are accepted.

@@ -50,12 +50,8 @@ struct SyncBench {
     static func run(cluster: PostgresCluster, count: Int, rounds: Int, logger: Logger) async throws {
         let url = try PostgresURL(try await cluster.createDatabase())
         let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
-        let server = SyncServer(postgres: url, port: 0, logger: logger)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let serverTask = Task { try await server.run { portContinuation.yield($0) } }
+        let (port, serverTask) = try await SyncServer(postgres: url, port: 0, logger: logger).start()
         defer { serverTask.cancel() }
-        var portIterator = ports.makeAsyncIterator()
-        guard let port = await portIterator.next() else { throw SyncServerError("the server did not start") }
         let base = URL(string: "http://127.0.0.1:\(port)")!
 
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -30,11 +30,7 @@ final class TestServer: Sendable {
         let database = try await cluster.createDatabase()
         var logger = Logger(label: "test-sync-server")
         logger.logLevel = .critical   // cancelling the server at the end logs harmless errors
-        let server = SyncServer(postgres: try PostgresURL(database), port: 0, logger: logger)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let task = Task { try await server.run { port in continuation.yield(port) } }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw ProcessFailure("the in-process server did not start") }
+        let (port, task) = try await SyncServer(postgres: try PostgresURL(database), port: 0, logger: logger).start()
         return TestServer(database: database, port: port, cluster: cluster, task: task)
     }
 
