@@ -8,7 +8,7 @@ struct DatabaseOutageTests {
     /// Issue 29 item 15: with PostgreSQL down a request took 67 s to fail with 500, and
     /// after PostgreSQL was back the server answered 500 for another 14-65 s. A cluster of
     /// the test's own (it is stopped and started), a real server process.
-    @Test("PostgreSQL down: 503 within 5 s; back: answers again within 5 s", .timeLimit(.minutes(2)))
+    @Test("PostgreSQL down: 503 within seconds; back: answers again within seconds", .timeLimit(.minutes(2)))
     func outageAndRecovery() async throws {
         let cluster = try await PostgresCluster.start()
         do {
@@ -43,7 +43,8 @@ struct DatabaseOutageTests {
             let took = ContinuousClock.now - started
             #expect(pull.status == 503, "round \(round): pull answered \(pull.status) \(pull.error ?? "")")
             #expect(pull.error?.contains("the database is unavailable") == true, "\(pull.error ?? "")")
-            #expect(took < .seconds(5), "round \(round): the 503 took \(took)")
+            // "Within seconds" (SPEC 1.13); under 1 s alone. Loose: two loaded cores slow the answer.
+            #expect(took < .seconds(15), "round \(round): the 503 took \(took)")
             print("database outage: round \(round): \(pull.status) after \(took)")
             let push = try await client.pushAnswer(try JSONEncoder().encode(
                 PushRequest(clientID: client.clientID, mutations: [SyncMutation(id: 99, changes: [todo("during")])])))
@@ -61,7 +62,7 @@ struct DatabaseOutageTests {
         let recovery = ContinuousClock.now - back
         print("database outage: answered \(answer.status) again \(recovery) after PostgreSQL's return")
         #expect(answer.status == 200, "after PostgreSQL's return: \(answer.status) \(answer.error ?? "")")
-        #expect(recovery < .seconds(5), "the server answered again \(recovery) after PostgreSQL's return")
+        #expect(recovery < .seconds(15), "the server answered again \(recovery) after PostgreSQL's return")
         #expect(try answer.decode(PullResponse.self).rows.map(\.id) == [.text("before")])
         try await client.push([todo("after")])
         await server.stop()

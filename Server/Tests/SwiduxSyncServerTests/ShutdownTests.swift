@@ -6,7 +6,7 @@ import Testing
 @Suite("Shutdown")
 struct ShutdownTests {
     /// Issue 29 item 16: SIGTERM waited for every open long poll's timeout (59 s).
-    @Test("SIGTERM with open long polls: they end and the process stops within 2 s", .timeLimit(.minutes(1)))
+    @Test("SIGTERM with open long polls: they end and the process stops within seconds", .timeLimit(.minutes(1)))
     func sigtermEndsLongPolls() async throws {
         let database = try await PostgresCluster.shared().createDatabase()
         let server = try await ServerProcess.start(postgres: database)
@@ -26,8 +26,10 @@ struct ShutdownTests {
             for try await answer in group { answers.append(answer) }
             let polls = ContinuousClock.now - signalled
             #expect(status == 0, "exit status \(status): \(server.child.standardError)")
-            #expect(took < .seconds(2), "the server took \(took) to stop")
-            #expect(polls < .seconds(2), "the polls ended \(polls) after SIGTERM: \(answers)")
+            // "In seconds" (SPEC 1.13), far below the polls' 60 s wait; about 0.1 s alone. The
+            // bound is loose on purpose: on two loaded cores a timed bound fails with the load.
+            #expect(took < .seconds(15), "the server took \(took) to stop")
+            #expect(polls < .seconds(15), "the polls ended \(polls) after SIGTERM: \(answers)")
             #expect(answers.allSatisfy { $0 == 200 || $0 == -1 }, "\(answers)")
         }
     }
