@@ -122,19 +122,19 @@ private final class Poller: @unchecked Sendable {
                 if cursor == nil || current != version {
                     version = current
                     let currentSchema = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") }
-                    let batch: ChangeFeedBatch?
+                    let batches: [ChangeFeedBatch]
                     if let known = schema, currentSchema != known {
                         // Another connection changed the schema: a rebuilt table lost the
                         // journal's triggers. Stops (reported) when the schema is unreadable.
                         guard let rehydrated = try await schemaChanged(connection, path: path) else { return }
-                        batch = rehydrated
+                        batches = [rehydrated]
                         // Re-installing the triggers changed the schema again.
                         schema = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") }
                     } else {
-                        batch = try await connection.read({ db in try self.readBatch(db) })
+                        batches = try await connection.read({ db in try self.readBatches(db) })
                         schema = currentSchema
                     }
-                    if let batch {
+                    for batch in batches {
                         guard !Task.isCancelled, keepRunning() else { return }
                         deliver(batch)
                     }
@@ -193,54 +193,74 @@ private final class Poller: @unchecked Sendable {
         }
     }
 
-    /// Reads what others committed since `cursor`, in the read's snapshot; `nil` when nothing.
-    func readBatch(_ db: Database) throws -> ChangeFeedBatch? {
+    /// Reads what others committed since `cursor`, in the read's snapshot: none, one or two
+    /// batches — the rows whose latest change a sync engine made (``ChangeFeedBatch/origin``
+    /// `"sync"`) in a batch of their own, after the others'. A row is in one of them.
+    func readBatches(_ db: Database) throws -> [ChangeFeedBatch] {
         guard let last = try ChangeJournal.lastSequence(db) else {
             // No journal (yet): nothing can be replayed.
-            if cursor == nil { return try rehydration(db, cursor: 0) }
-            return nil
+            if cursor == nil { return [try rehydration(db, cursor: 0)] }
+            return []
         }
-        guard let cursor else { return try rehydration(db, cursor: last) }
-        guard last > cursor else { return nil }
+        guard let cursor else { return [try rehydration(db, cursor: last)] }
+        guard last > cursor else { return [] }
         let first = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM \(ChangeJournal.table)")
         if (first ?? last + 1) > cursor + 1 {
             // Entries after the cursor were pruned: replaying would miss some.
-            return try rehydration(db, cursor: last)
+            return [try rehydration(db, cursor: last)]
         }
-        var latest: [String: [DatabaseValue: (sequence: Int64, placed: Bool)]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT seq, tbl, rid, placed FROM \(ChangeJournal.table) WHERE seq > ? ORDER BY seq", arguments: [cursor])
+        var latest: [String: [DatabaseValue: (sequence: Int64, placed: Bool, sync: Bool)]] = [:]
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT seq, tbl, rid, placed, origin IS ? FROM \(ChangeJournal.table) WHERE seq > ? ORDER BY seq",
+            arguments: [ChangeJournal.syncOrigin, cursor])
         while let row = try rows.next() {
             let table: String = row[1]
             let id: DatabaseValue = row[2]
             let sequence: Int64 = row[0]
             let placed: Bool = row[3]
             let previous = latest[table]?[id]
-            latest[table, default: [:]][id] = (sequence, placed || (previous?.placed ?? false))
+            // The row's latest writer tells where it came from.
+            latest[table, default: [:]][id] = (sequence, placed || (previous?.placed ?? false), row[4])
         }
         let journal = database.journal
         var problems: [String] = []
         var tables: [String: any Sendable] = [:]
+        var syncTables: [String: any Sendable] = [:]
         for (name, ids) in latest {
             // Rows whose latest change is the follower's own write (recorded before its
             // commit) hold what it wrote: not delivered, except the rows it inserted or
             // moved, whose stored place the store learns (another writer may have inserted
             // rows before them meanwhile). Rows its flush changed through a cascade or a
             // trigger are not its own writes: delivered.
-            let entries = ids.compactMap { id, change in
+            var entries: [JournalEntry] = [], syncEntries: [JournalEntry] = []
+            for (id, change) in ids {
                 let own = (journal.ownSequence(of: writers, table: name, id: id) ?? .min) >= change.sequence
-                return own && !change.placed ? nil : JournalEntry(id: id, sequence: change.sequence, placed: change.placed)
+                if own && !change.placed { continue }
+                let entry = JournalEntry(id: id, sequence: change.sequence, placed: change.placed)
+                if change.sync { syncEntries.append(entry) } else { entries.append(entry) }
             }
-            guard !entries.isEmpty else { continue }
+            guard !entries.isEmpty || !syncEntries.isEmpty else { continue }
             guard let table = self.tables[name] else {
                 if try !db.tableExists(name) {
-                    problems.append("journal names an unknown table \"\(name)\" (\(entries.count) entries skipped)")
+                    problems.append("journal names an unknown table \"\(name)\" (\(entries.count + syncEntries.count) entries skipped)")
                 }
                 continue
             }
-            tables[name] = try table.loadChanges(entries.sorted { $0.sequence < $1.sequence }, db, &problems)
+            if !entries.isEmpty { tables[name] = try table.loadChanges(entries.sorted { $0.sequence < $1.sequence }, db, &problems) }
+            if !syncEntries.isEmpty {
+                syncTables[name] = try table.loadChanges(syncEntries.sorted { $0.sequence < $1.sequence }, db, &problems)
+            }
         }
         self.cursor = last
-        return ChangeFeedBatch(cursor: last, isRehydration: false, problems: problems, tables: tables)
+        var batches: [ChangeFeedBatch] = []
+        if !tables.isEmpty || !problems.isEmpty || syncTables.isEmpty {
+            batches.append(ChangeFeedBatch(cursor: last, isRehydration: false, problems: problems, tables: tables))
+        }
+        if !syncTables.isEmpty {
+            batches.append(ChangeFeedBatch(
+                cursor: last, isRehydration: false, problems: [], tables: syncTables, origin: ChangeJournal.syncOrigin))
+        }
+        return batches
     }
 
     private func rehydration(_ db: Database, cursor: Int64) throws -> ChangeFeedBatch {

@@ -9,13 +9,15 @@ import GRDB
 /// - `seq`: increasing in commit order (`AUTOINCREMENT`: never reused, even once pruned).
 /// - `tbl`, `rid`: the table and the row's id (as stored).
 /// - `placed`: 1 when the row is new or its position changed (the reader places it).
-/// - `origin`: unused (kept for files written by earlier versions). Which entries a store's
-///   own flushes wrote is recorded in memory (`JournalState`), row by row: the rows a
-///   flush changed as a consequence (cascades, triggers) are not its own.
+/// - `origin`: `'sync'` on the entries a Swidux sync engine's transactions wrote (pulled
+///   pages, refused pushes: ``markOrigin(_:after:_:)``), so that a following store takes
+///   them in as changes of a sync engine (`ActionSource.sync`); `NULL` otherwise. Which
+///   entries a store's own flushes wrote is recorded in memory (`JournalState`), row by
+///   row: the rows a flush changed as a consequence (cascades, triggers) are not its own.
 ///
 /// Bounded: every 256th entry deletes the entries more than ``retention`` older. A reader
 /// whose cursor fell behind the pruned range re-hydrates instead of replaying.
-enum ChangeJournal {
+package enum ChangeJournal {
     static let table = "swidux_change"
     /// Entries kept (plus up to 256).
     static let retention: Int64 = 10_000
@@ -82,8 +84,25 @@ enum ChangeJournal {
         ["insert", "update", "delete"].map { "\(Self.table)_\(table)_\($0)" }
     }
 
+    /// The origin a sync engine marks its entries with (``markOrigin(_:after:_:)``).
+    package static let syncOrigin = "sync"
+
+    /// Marks the entries written after sequence `after` with `origin`: call it at the end of
+    /// a transaction, with the ``lastSequence(_:)`` read at its start, so that exactly that
+    /// transaction's changes (its cascades included) carry it. Does nothing without a journal.
+    ///
+    /// ```swift
+    /// let mark = try ChangeJournal.lastSequence(db)
+    /// // … write rows …
+    /// try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: mark, db)
+    /// ```
+    package static func markOrigin(_ origin: String, after mark: Int64?, _ db: Database) throws {
+        guard let mark else { return }
+        try db.cachedStatement(sql: "UPDATE \(Self.table) SET origin = ? WHERE seq > ?").execute(arguments: [origin, mark])
+    }
+
     /// The sequence of the last entry ever written (0 when none), or `nil` without a journal.
-    static func lastSequence(_ db: Database) throws -> Int64? {
+    package static func lastSequence(_ db: Database) throws -> Int64? {
         guard try db.tableExists(Self.table) else { return nil }
         return try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(Self.table)'")) ?? 0
     }

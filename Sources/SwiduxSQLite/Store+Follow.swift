@@ -19,6 +19,11 @@ extension Store {
     /// cannot read (a newer version migrated the file) is logged as an error and following
     /// stops.
     ///
+    /// The rows a Swidux sync engine wrote (pulled from the server) arrive in a batch of
+    /// their own, with origin `"sync (sqlite:PATH)"`: middleware sees them with
+    /// ``ActionSource/sync`` (a ``SessionRecorder`` records them so), every other writer's
+    /// with ``ActionSource/external``.
+    ///
     /// ```swift
     /// let store = Store(initialState: state, reducer: AppReducer(), environment: env, persistence: persistence)
     /// try store.follow(database)
@@ -73,7 +78,9 @@ extension Store {
     private func takeIn(
         _ batch: ChangeFeedBatch, from database: SwiduxDatabase, bindings: [StateTableBinding<State>], writers: Set<ObjectIdentifier>
     ) async {
-        let origin = "sqlite:" + (database.path ?? "memory")
+        let file = "sqlite:" + (database.path ?? "memory")
+        // A sync engine's rows: "sync (sqlite:…)", which `ActionSource(externalOrigin:)` reads as `.sync`.
+        let origin = batch.origin.map { "\($0) (\(file))" } ?? file
         for problem in batch.problems {
             database.journal.logger.error("Swidux change feed (\(origin)): \(problem); skipped")
         }

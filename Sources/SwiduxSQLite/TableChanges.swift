@@ -60,7 +60,24 @@ public struct ChangeFeedBatch: Sendable {
     /// Journal entries that were skipped, each with why (unknown table, an id or a row
     /// that does not decode). The rest of the batch is complete.
     public let problems: [String]
+    /// Who made these changes, when the writer said so in the journal: `"sync"` for the
+    /// rows a Swidux sync engine wrote (pulled from the server), `nil` for any other writer.
+    /// A store following the database takes a sync batch in as changes of a sync engine
+    /// (a recorder writes them with source `sync`).
+    ///
+    /// ```swift
+    /// if batch.origin == "sync" { print("pulled from the server") }
+    /// ```
+    public let origin: String?
     let tables: [String: any Sendable]
+
+    init(cursor: Int64, isRehydration: Bool, problems: [String], tables: [String: any Sendable], origin: String? = nil) {
+        self.cursor = cursor
+        self.isRehydration = isRehydration
+        self.problems = problems
+        self.origin = origin
+        self.tables = tables
+    }
 
     /// The changes of `table`, or `nil` when it has none.
     ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SwiduxSQLite
 import GRDBSQLite
 import SwiduxSyncWire
 
@@ -36,6 +37,7 @@ extension SyncEngine {
         try writer.write { db in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             let mark = try SyncSchema.lastOutboxSequence(db)
+            let journalMark = try ChangeJournal.lastSequence(db)
             var result = PageResult()
             var columns: [String: [String: String]] = [:]
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
@@ -94,6 +96,8 @@ extension SyncEngine {
             result.parked += parkedNow
             result.applied -= parkedNow
             try self.removeEcho(of: order, after: mark, db)
+            // A store following the file takes these rows in as a sync engine's.
+            try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db)
             try SyncSchema.setValue("cursor", max(page.cursor, cursor ?? page.cursor), db)
             if let scope = page.scope, try SyncSchema.value("scope", db).isNull {
                 // The first answer with a scope: the cursor belongs to it from now on.

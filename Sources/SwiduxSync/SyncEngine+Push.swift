@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SwiduxSQLite
 import SwiduxSyncWire
 
 /// A mutation stored before it is sent: its exact bytes, resent as they are until the
@@ -187,6 +188,7 @@ extension SyncEngine {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             var result = Acknowledgement()
             let mark = try SyncSchema.lastOutboxSequence(db)
+            let journalMark = try ChangeJournal.lastSequence(db)
             var expected = 0
             let acknowledged = response.acknowledged.map(Set.init)
             let anySetAside = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.setAside))") ?? false
@@ -208,8 +210,15 @@ extension SyncEngine {
             }
             var refusedKeys: [RowKey] = []
             var columns: [String: [String: String]] = [:]
+            // A parked row (pulled before its parent) older than what the server now holds for
+            // its id is stale: dropped, as a pulled page drops it. Own rows are not pulled back
+            // (`OwnVersions`), so this is the only moment it can be; left parked, it came back
+            // with its old content once its parent arrived (a deleted child resurrected).
+            let anyParked = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.parked))") ?? false
+            let dropParked = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
             for change in response.results {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
+                if anyParked { try dropParked.execute(arguments: [key.table, key.id, change.current.version]) }
                 if !change.applied, let table = self.tablesByName[change.table] {
                     result.refused += 1
                     // The server's row is its tombstone.
@@ -223,6 +232,8 @@ extension SyncEngine {
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.
             _ = try self.resolveForeignKeys(touched: [:], db)
             try self.removeEcho(of: refusedKeys, after: mark, db)
+            // The server's rows taken for refused changes: a following store sees a sync engine's change.
+            if !refusedKeys.isEmpty { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }
             if response.acknowledged == nil, response.results.count < expected {
                 try SyncSchema.setValue("cursor", 0, db)
             }

@@ -90,6 +90,24 @@ struct PullTests {
         #expect(try fixture.engine.parkedCount() == 0)
     }
 
+    @Test("A parked row older than this client's acknowledged push of its id is dropped: it does not come back when its parent arrives")
+    func parkedRowDroppedByOwnPush() async throws {
+        // Found by the convergence test (seed 1795824614): own rows are not pulled back (issue
+        // 31), so the pulled page that used to drop the stale parked row never came.
+        let fixture = try Fixture()
+        _ = try fixture.engine.apply(PullResponse(rows: [noteRow("n", folder: "f", "old", version: 1)], cursor: 1, hasMore: false))
+        #expect(try fixture.engine.parkedCount() == 1)
+        // Here, the note is written in another folder, then deleted; the push is acknowledged.
+        try await fixture.flush(folders: [Folder(id: "g", name: "G")], notes: [Note(id: "n", folderId: "g", text: "mine")])
+        try await fixture.flush(deleteNotes: ["n"])
+        try fixture.pushAndAcknowledge(from: 10)
+        #expect(try fixture.engine.parkedCount() == 0)
+        // The parked note's parent arrives: the note stays deleted.
+        _ = try fixture.engine.apply(PullResponse(rows: [folderRow("f", "F", version: 20)], cursor: 20, hasMore: false))
+        #expect(try fixture.notes().isEmpty)
+        #expect(try fixture.engine.pendingCount() == 0)
+    }
+
     @Test("A row deleted and created again with the same id survives (SQLiteData #418)")
     func deleteAndReinsert() async throws {
         let fixture = try Fixture()
@@ -148,6 +166,45 @@ struct PullTests {
         #expect(store.state.folders.ids.count == 2)
     }
 
+    @Test("A following store takes pulled rows in as a sync engine's (source sync), another writer's as external (issue 32)")
+    @MainActor
+    func pulledRowsArriveWithSourceSync() async throws {
+        let fixture = try Fixture()
+        var state = NotesState()
+        let persistence = try fixture.database.persistence(hydrating: &state, [
+            .entities(\.notes, in: NotesSchema.notes),
+            .entities(\.folders, in: NotesSchema.folders),
+        ])
+        let sources = SourceLog()
+        let store = Store(initialState: state, reducer: NotesReducer(), environment: (), middleware: [sources], persistence: persistence)
+        try store.follow(fixture.database, every: .milliseconds(5))
+        // Another connection's plain SQL: external.
+        let other = try DatabaseQueue(path: fixture.directory.path("app.sqlite"))
+        try await other.write { db in
+            try db.execute(sql: "INSERT INTO folder (id, position, name) VALUES ('plain', 1, 'by hand')")
+        }
+        #expect(await eventually { store.state.folders["plain"] != nil })
+        // A pulled page: sync.
+        _ = try fixture.engine.apply(PullResponse(rows: [
+            folderRow("f", "pulled", version: 7, position: 2), noteRow("n", folder: "f", "hello", version: 8),
+        ], cursor: 8, hasMore: false))
+        #expect(await eventually { store.state.notes["n"]?.text == "hello" })
+        // Both in one batch of the feed: each row with its own writer.
+        try await other.write { db in
+            try db.execute(sql: "UPDATE folder SET name = 'by hand again' WHERE id = 'plain'")
+        }
+        _ = try fixture.engine.apply(PullResponse(rows: [folderRow("g", "pulled too", version: 9, position: 3)], cursor: 9, hasMore: false))
+        #expect(await eventually { store.state.folders["g"] != nil && store.state.folders["plain"]?.name == "by hand again" })
+        let seen = sources.entries
+        #expect(seen.first?.source == .external, "\(seen)")
+        #expect(seen.contains { $0.source == .sync && $0.folders.contains("f") }, "\(seen)")
+        #expect(seen.contains { $0.source == .sync && $0.folders.contains("g") }, "\(seen)")
+        #expect(!seen.contains { $0.source == .sync && $0.folders.contains("plain") }, "\(seen)")
+        #expect(!seen.contains { $0.source == .external && ($0.folders.contains("f") || $0.folders.contains("g")) }, "\(seen)")
+        #expect(seen.filter { $0.source == .sync }.allSatisfy { $0.origin.hasPrefix("sync (sqlite:") }, "\(seen)")
+        try? other.close()
+    }
+
     @Test("A mutation acknowledged without results (answer lost, applied earlier) pulls everything again")
     func lostAnswerResetsCursor() async throws {
         let fixture = try Fixture()
@@ -157,5 +214,28 @@ struct PullTests {
         _ = try fixture.engine.acknowledge(PushResponse(lastMutationID: pending[0].id, results: []), sent: pending)
         #expect(try fixture.engine.cursor() == 0)
         #expect(try fixture.engine.pendingCount() == 0)
+    }
+}
+
+/// Records the source and the changed folder ids of every batch of external changes a store takes in.
+@MainActor
+private final class SourceLog: Middleware {
+    typealias State = NotesState
+    typealias Action = NotesAction
+    struct Entry: CustomStringConvertible {
+        var origin: String
+        var source: ActionSource
+        var folders: Set<String>
+        var description: String { "\(source) \(origin) \(folders.sorted())" }
+    }
+    var entries: [Entry] = []
+    private var names: [String: String] = [:]
+
+    func didApplyExternalChanges(_ changes: AppliedExternalChanges, state: NotesState) {
+        // The folders this batch added or renamed.
+        var changed: Set<String> = []
+        for folder in state.folders where names[folder.id] != folder.name { changed.insert(folder.id) }
+        names = Dictionary(uniqueKeysWithValues: state.folders.map { ($0.id, $0.name) })
+        entries.append(Entry(origin: changes.origin, source: ActionSource(externalOrigin: changes.origin), folders: changed))
     }
 }
