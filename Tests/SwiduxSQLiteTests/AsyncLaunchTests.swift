@@ -24,12 +24,14 @@ final class LaunchThreads: @unchecked Sendable {
     private let lock = NSLock()
     private var seen: [Bool] = []
 
-    /// Asks the main actor to run a job and waits up to 1 s for it: it cannot run while
-    /// the main actor waits synchronously for this launch work.
+    /// Asks the main actor to run a job and waits up to 3 s for it: it cannot run while
+    /// the main actor waits synchronously for this launch work. (1 s was too short when the
+    /// parallel test run kept the main actor busy on two loaded cores: a free main actor was
+    /// once seen as blocked.)
     func probeMainActor() {
         let ran = DispatchSemaphore(value: 0)
         Task { @MainActor in ran.signal() }
-        let free = ran.wait(timeout: .now() + 1) == .success
+        let free = ran.wait(timeout: .now() + 3) == .success
         lock.withLock { seen.append(free) }
     }
     func take() -> [Bool] { lock.withLock { defer { seen = [] }; return seen } }

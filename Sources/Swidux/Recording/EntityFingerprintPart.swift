@@ -13,6 +13,7 @@ where Entity.ID: Codable & Sendable {
     let makeCapture: () -> FingerprintCapture<State>
 
     func makeDigest() -> any FingerprintDigest { EntityFingerprintDigest<Entity>() }
+    func captureAll(_ state: State) -> any Sendable { EntityPartCapture(all: state[keyPath: keyPath]) }
 
     func applyExternal(_ payload: String, to state: inout State) throws {
         let change = try JSONDecoder().decode(EntityPartPayload<Entity>.self, from: Data(payload.utf8))

@@ -7,6 +7,7 @@ struct FieldFingerprintPart<State, Value: Codable & Equatable & Sendable>: Finge
     let makeCapture: () -> FingerprintCapture<State>
 
     func makeDigest() -> any FingerprintDigest { FieldFingerprintDigest<Value>() }
+    func captureAll(_ state: State) -> any Sendable { state[keyPath: keyPath] }
     /// Sets the value a recording's snapshot holds (external changes touch entity stores only).
     func applyExternal(_ payload: String, to state: inout State) throws {
         state[keyPath: keyPath] = try JSONDecoder().decode(Value.self, from: Data(payload.utf8))

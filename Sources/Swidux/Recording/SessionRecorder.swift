@@ -32,7 +32,10 @@ import Foundation
 /// - The file rotates when it would exceed `maxFileSize`: it becomes `FILE.1` (older ones
 ///   `FILE.2`, … up to `keptFiles`) and a new `FILE` starts with a header that holds the
 ///   fingerprint at that point. An existing file at `file` is rotated away in the same way:
-///   nothing is overwritten.
+///   nothing is overwritten. With `snapshot: true`, every file's header also holds the
+///   parts' values where it starts (O(state), once per file), so that any one file replays
+///   alone; the file then rotates at the first step after it is full (the steps queued
+///   meanwhile, at most a batch, go beyond `maxFileSize`).
 /// - `redact` runs on every action before it is encoded: what it removes never reaches the
 ///   file. (A replay of a redacted action differs where the payload mattered.)
 /// - Install it last in `middleware:` so that the state it fingerprints includes what the
@@ -41,6 +44,7 @@ import Foundation
 public final class SessionRecorder<State, Action: Codable & Sendable>: Middleware {
     private let writer: SessionWriter<State, Action>
     private let trackers: [FingerprintCapture<State>]
+    private let fingerprint: StateFingerprint<State>
     private let values: SessionValues?
     private var started = false
     private var step = 0
@@ -55,8 +59,9 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     ///   - maxFileSize: the size in bytes at which the file rotates (default 64 MiB).
     ///   - keptFiles: how many rotated files are kept (default 3).
     ///   - batchDelay: how long steps gather before a batch is written (default 200 ms).
-    ///   - snapshot: write the fingerprinted parts' values at the start in the header, so
-    ///     that a replay starts from them whatever its initial state (O(state), once).
+    ///   - snapshot: write the fingerprinted parts' values at the start of every file in its
+    ///     header, so that a replay of any file starts from them whatever its initial state
+    ///     (O(state), once per file).
     ///   - redact: rewrites each action before it is written (remove secrets here).
     /// - Throws: ``SessionRecordingError`` when the file cannot be created.
     public init(
@@ -74,6 +79,7 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
             delay: batchDelay, seed: values?.seed ?? UInt64.random(in: 1...UInt64.max), snapshot: snapshot,
             redact: redact)
         self.trackers = fingerprint.makeCaptures()
+        self.fingerprint = fingerprint
         self.values = values
     }
 
@@ -132,8 +138,7 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
         entry.captures = capture(state)
         // A batch that changed no fingerprinted part (echoes, ids kept local) is no step.
         guard !entry.captures.isEmpty else { return }
-        writer.append(entry)
-        step += 1
+        append(entry, state)
     }
 
     /// Records an undo or a redo.
@@ -154,8 +159,18 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     private func record(_ entry: SessionStep, _ state: State) {
         var entry = entry
         entry.captures = capture(state)
-        writer.append(entry)
+        append(entry, state)
+    }
+
+    private func append(_ entry: SessionStep, _ state: State) {
         step += 1
+        if writer.append(entry) {
+            // The file is full (`snapshot: true`): the next one starts from this state.
+            var snapshot = SessionStep()
+            snapshot.isSnapshot = true
+            snapshot.captures = fingerprint.captureAll(state)
+            writer.append(snapshot)
+        }
     }
 
     private func capture(_ state: State) -> [(part: Int, change: any Sendable)] {

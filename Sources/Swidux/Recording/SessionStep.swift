@@ -6,6 +6,9 @@
 /// every recorded send.
 struct SessionStep: Sendable {
     var isHeader = false
+    /// Every part whole, taken after the previous step because the file is full: the writer
+    /// rotates here and writes it in the new file's header (``SessionRecorder`` `snapshot: true`).
+    var isSnapshot = false
     var kind: String?
     var source: ActionSource = .ui
     var milliseconds: Int64 = 0

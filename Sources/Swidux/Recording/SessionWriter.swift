@@ -20,6 +20,8 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     private let lock = NSLock()
     private var pending: [SessionStep] = []
     private var scheduled = false
+    /// The file is full and, with snapshots, waits for one to rotate (see ``append(_:)``).
+    private var snapshotWanted = false
     private var _error: (any Error)?
 
     /// Held while a batch is processed (the fields below belong to whoever holds it).
@@ -30,6 +32,8 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     private var handle: FileHandle?
     private var fileSize = 0
     private var nextStep = 0
+    /// This file asked for its snapshot already (one rotation per full file).
+    private var askedForSnapshot = false
 
     init(
         url: URL, fingerprint: StateFingerprint<State>, maxFileSize: Int, keptFiles: Int, delay: Duration,
@@ -59,19 +63,26 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     var error: (any Error)? { lock.withLock { _error } }
 
     /// Queues a step; a batch starts `delay` after the first step queued since the last one.
-    func append(_ entry: SessionStep) {
-        let start: Bool = lock.withLock {
+    ///
+    /// Returns `true` when the file is full and the writer takes snapshots: the caller then
+    /// queues a snapshot of the state after this step (``SessionStep/isSnapshot``), and the
+    /// writer rotates there, with the snapshot in the new file's header.
+    @discardableResult
+    func append(_ entry: SessionStep) -> Bool {
+        let (start, wantsSnapshot): (Bool, Bool) = lock.withLock {
             pending.append(entry)
-            if scheduled { return false }
+            if entry.isSnapshot { snapshotWanted = false }
+            if scheduled { return (false, snapshotWanted) }
             scheduled = true
-            return true
+            return (true, snapshotWanted)
         }
-        guard start else { return }
+        guard start else { return wantsSnapshot }
         let delay = delay
         Task.detached(priority: .utility) { [self] in
             try? await Task.sleep(for: delay)
             drain()
         }
+        return wantsSnapshot
     }
 
     /// Writes every queued step now (on the calling thread) and returns when they are written.
@@ -108,13 +119,29 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
         var output = Data()
         do {
             for entry in batch {
+                if entry.isSnapshot {
+                    // The file is full: a new one starts here, with the state in its header.
+                    try write(output)
+                    output.removeAll(keepingCapacity: true)
+                    try rotate(first: nextStep, fingerprint: currentFingerprint(), snapshot: entry.captures)
+                    continue
+                }
                 // Where the session stands before this step: a new file after a rotation starts there.
                 let first = nextStep, fingerprint = currentFingerprint()
                 let line = try encode(entry)
                 if !entry.isHeader, fileSize + output.count + line.count > maxFileSize, fileSize + output.count > 0 {
-                    try write(output)
-                    output.removeAll(keepingCapacity: true)
-                    try rotate(first: first, fingerprint: fingerprint)
+                    if snapshot {
+                        // Rotated at the snapshot the recorder queues after its next step (the
+                        // steps queued meanwhile still go to this file).
+                        if !askedForSnapshot {
+                            askedForSnapshot = true
+                            lock.withLock { snapshotWanted = true }
+                        }
+                    } else {
+                        try write(output)
+                        output.removeAll(keepingCapacity: true)
+                        try rotate(first: first, fingerprint: fingerprint, snapshot: nil)
+                    }
                 }
                 output.append(line)
             }
@@ -184,12 +211,22 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     }
 
     /// The file is full: it becomes `FILE.1` (older ones `FILE.2`, … up to `keptFiles`), and
-    /// a new file starts with a header holding the current fingerprint.
-    private func rotate(first: Int, fingerprint: String) throws {
+    /// a new file starts with a header holding the current fingerprint, and the parts' values
+    /// when `snapshot` holds them (then a replay of that file alone starts from them).
+    private func rotate(first: Int, fingerprint: String, snapshot: [(part: Int, change: any Sendable)]?) throws {
         try handle?.close()
         handle = nil
         try openFile(rotatingExisting: true)
-        var header = try encoder.encode(headerLine(first: first, fingerprint: fingerprint))
+        var line = headerLine(first: first, fingerprint: fingerprint)
+        if let snapshot {
+            var values: [String: String] = [:]
+            // The digests already hold this state: the payloads only, nothing hashed again.
+            for (part, change) in snapshot {
+                if let payload = try digests[part].externalPayload(change) { values[partNames[part]] = payload }
+            }
+            line.changes = values
+        }
+        var header = try encoder.encode(line)
         header.append(UInt8(ascii: "\n"))
         try write(header)
     }
@@ -215,6 +252,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
             }
             handle = try FileHandle(forWritingTo: url)
             fileSize = 0
+            askedForSnapshot = false
         } catch let error as SessionRecordingError {
             throw error
         } catch {

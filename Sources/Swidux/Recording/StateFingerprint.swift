@@ -123,6 +123,11 @@ public struct StateFingerprint<State> {
 
     /// The hashing side (off the main actor, or in a replay).
     func makeDigests() -> [any FingerprintDigest] { parts.map { $0.makeDigest() } }
+
+    /// Every part whole (a rotated file's snapshot), as captures.
+    func captureAll(_ state: State) -> [(part: Int, change: any Sendable)] {
+        parts.indices.map { ($0, parts[$0].captureAll(state)) }
+    }
 }
 
 /// A part of a ``StateFingerprint`` (an entity store, or a field).
@@ -134,6 +139,8 @@ protocol FingerprintPart<State> {
     func makeDigest() -> any FingerprintDigest
     /// Applies a recorded external change (or snapshot) of this part (``FingerprintDigest/externalPayload(_:)``).
     func applyExternal(_ payload: String, to state: inout State) throws
+    /// The whole part, as a capture (for a snapshot: O(part), once per rotated file).
+    func captureAll(_ state: State) -> any Sendable
 }
 
 /// Finds what changed in a part, on the main actor, in O(changed): what changed since the

@@ -159,6 +159,46 @@ struct SessionRecorderTests {
         #expect(try replayer.next() == nil)
     }
 
+    @Test("With a snapshot, every rotated file starts with the state where it starts: each one replays alone")
+    func snapshotInEveryRotatedFile() async throws {
+        let folder = try temporaryFolder()
+        let file = folder.appendingPathComponent("session.jsonl")
+        let recorder = try SessionRecorder<Shelf, ShelfAction>(file: file, maxFileSize: 4096, keptFiles: 3, snapshot: true)
+        let start = Shelf(books: [Book(id: -1, title: "Kim")], note: "hello")
+        let store = Store(initialState: start, reducer: ShelfReducer(), environment: (), middleware: [recorder])
+        // Small batches: the writer sees the file full while steps keep coming.
+        for index in 0..<120 {
+            store.send(.add(index, "Book number \(index)"))
+            if index % 7 == 0 { store.send(.markRead(index)) }
+            if index % 10 == 9 { try await recorder.flush() }
+        }
+        try await recorder.flush()
+
+        var files = [file]
+        for index in 1...3 where FileManager.default.fileExists(atPath: file.path + ".\(index)") {
+            files.append(URL(fileURLWithPath: file.path + ".\(index)"))
+        }
+        #expect(files.count == 4, "the recording rotated \(files.count - 1) times")
+        var replayedSteps = 0
+        for url in files {
+            let recording = try SessionRecording<ShelfAction>(contentsOf: url)
+            #expect(recording.initialSnapshot != nil, "\(url.lastPathComponent) has no snapshot")
+            // A replay from an empty shelf: the header's values make up the difference.
+            let replay = Store(initialState: Shelf(), reducer: ShelfReducer().ignoringEffects(), environment: ())
+            let replayer = try SessionReplayer(recording: recording, store: replay, fingerprint: Shelf.sessionFingerprint)
+            #expect(replayer.initialDifferences.isEmpty, "\(url.lastPathComponent): \(replayer.initialDifferences)")
+            #expect(replay.state.note == "hello")
+            while let step = try replayer.next() {
+                #expect(step.matches, "\(url.lastPathComponent) step \(step.step.index): \(step.differingParts)")
+                replayedSteps += 1
+            }
+        }
+        // The files kept hold the last steps; the current one ends with the last.
+        let current = try SessionRecording<ShelfAction>(contentsOf: file)
+        #expect(current.steps.last?.index == recorder.stepCount - 1)
+        #expect(replayedSteps > 20)
+    }
+
     @Test("In a store with persistence and an observer, a send that changes one of 10,000 entities hashes only it")
     func costInAStore() async throws {
         let file = try temporaryFolder().appendingPathComponent("session.jsonl")
