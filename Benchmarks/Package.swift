@@ -50,6 +50,14 @@ let package = Package(
             path: "Sources/LaunchStall"
         ),
         benchmark("Recording"),
+        // A recorded send under a profiler (instructions per send, recording on against off):
+        // `swift build -c release --product RecordingProfile`, then
+        // `valgrind --tool=callgrind .build/release/RecordingProfile on 5000` (Benchmarks/README.md).
+        .executableTarget(
+            name: "RecordingProfile",
+            dependencies: ["BenchmarkSupport", .product(name: "Swidux", package: "Swidux")],
+            path: "Sources/RecordingProfile"
+        ),
         // Runs the release `todos` executable of the main package (build it first).
         benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),
     ],

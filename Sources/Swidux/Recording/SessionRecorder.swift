@@ -124,7 +124,9 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     /// Records the action with what it changed.
     public func afterReduce(state: inout State, action: Action) {
         values?.endStep()
-        record(SessionStep(source: current.source, milliseconds: current.milliseconds, action: action), state)
+        var entry = SessionStep(source: current.source, milliseconds: current.milliseconds, action: action)
+        entry.captures = capture(state)
+        append(entry, state)
     }
 
     /// Records a batch of external changes that changed a fingerprinted part, with the
@@ -144,7 +146,9 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     /// Records an undo or a redo.
     public func didMoveInHistory(undo: Bool, state: State) {
         guard started else { return start(state) }
-        record(SessionStep(kind: undo ? "undo" : "redo", source: .ui, milliseconds: Self.now()), state)
+        var entry = SessionStep(kind: undo ? "undo" : "redo", source: .ui, milliseconds: Self.now())
+        entry.captures = capture(state)
+        append(entry, state)
     }
 
     // MARK: - Steps
@@ -156,13 +160,8 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
         writer.append(header)
     }
 
-    private func record(_ entry: SessionStep, _ state: State) {
-        var entry = entry
-        entry.captures = capture(state)
-        append(entry, state)
-    }
-
-    private func append(_ entry: SessionStep, _ state: State) {
+    /// Queues a step (moved, not copied: a copy retains each of its fields).
+    private func append(_ entry: consuming SessionStep, _ state: State) {
         step += 1
         if writer.append(entry) {
             // The file is full (`snapshot: true`): the next one starts from this state.
@@ -186,3 +185,4 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 }
+

@@ -68,14 +68,15 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     /// queues a snapshot of the state after this step (``SessionStep/isSnapshot``), and the
     /// writer rotates there, with the snapshot in the new file's header.
     @discardableResult
-    func append(_ entry: SessionStep) -> Bool {
-        let (start, wantsSnapshot): (Bool, Bool) = lock.withLock {
-            pending.append(entry)
-            if entry.isSnapshot { snapshotWanted = false }
-            if scheduled { return (false, snapshotWanted) }
-            scheduled = true
-            return (true, snapshotWanted)
-        }
+    func append(_ entry: consuming SessionStep) -> Bool {
+        if entry.isSnapshot { lock.withLock { snapshotWanted = false } }
+        // Moved into the queue under the lock (a closure would capture, and copy, the step).
+        lock.lock()
+        pending.append(entry)
+        let start = !scheduled
+        scheduled = true
+        let wantsSnapshot = snapshotWanted
+        lock.unlock()
         guard start else { return wantsSnapshot }
         let delay = delay
         Task.detached(priority: .utility) { [self] in

@@ -58,7 +58,17 @@ public struct StateFingerprint<State> {
         // The capture is made here, inlined into the app, so that it runs specialized.
         appendingEntities(keyPath, named: name) {
             var seen: ChangeFingerprint?
-            return { state in EntityPartCapture.capture(state[keyPath: keyPath], seen: &seen) }
+            guard let offset = MemoryLayout<State>.offset(of: keyPath) else {
+                return { state in withUnsafePointer(to: state[keyPath: keyPath]) { EntityPartCapture.capture($0, seen: &seen) } }
+            }
+            // A stored property (the usual case) is read in place: a key path projection
+            // costs more than the rest of the capture, and it copies the store.
+            return { state in
+                withUnsafePointer(to: state) { pointer in
+                    let store = UnsafeRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: EntityStore<Entity>.self)
+                    return EntityPartCapture.capture(store, seen: &seen)
+                }
+            }
         }
     }
 
