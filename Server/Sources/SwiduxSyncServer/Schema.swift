@@ -89,6 +89,9 @@ public enum Schema {
             // space always comes from a token of that space (sync_tokens keeps its foreign
             // key), and spaces are never deleted.
             "ALTER TABLE sync_rows DROP CONSTRAINT IF EXISTS sync_rows_space_fkey",
+            // A large push's mutation holds a version and an outcome per change (80 KB for
+            // 10,000): stored without compressing them (pglz was 6% of PostgreSQL's time).
+            "ALTER TABLE sync_mutations ALTER COLUMN versions SET STORAGE EXTERNAL, ALTER COLUMN applied SET STORAGE EXTERNAL",
         ],
     ]
 
