@@ -37,7 +37,9 @@ struct Routes: Sendable {
 
     private func push(_ request: Request) async throws -> Response {
         let space = try await authenticate(request)
-        let body = try await decode(PushRequest.self, from: request)
+        let buffer = try await collect(request)
+        // The hand-written reader first; `JSONDecoder` for what it does not read (and its errors).
+        let body = try PushBody.decode(buffer) ?? decode(PushRequest.self, from: buffer)
         let own = scope(of: space)
         if let claimed = body.scope, claimed != own {
             throw RequestFailure.conflict(.scopeChanged, "the push's scope \(claimed) is not this server's \(own) (another space's token, or a replaced server database): sync as for the first time")
@@ -142,18 +144,26 @@ struct Routes: Sendable {
 
     /// Reads the body (413 past ``SyncProtocol/maxBodyBytes``) and decodes it (400 naming the cause).
     private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        try decode(type, from: try await collect(request))
+    }
+
+    /// Reads the body; 413 past ``SyncProtocol/maxBodyBytes``.
+    private func collect(_ request: Request) async throws -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > SyncProtocol.maxBodyBytes {
             throw RequestFailure.tooLarge
         }
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: SyncProtocol.maxBodyBytes)
+            return try await request.body.collect(upTo: SyncProtocol.maxBodyBytes)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw RequestFailure.tooLarge
         } catch is NIOTooManyBytesError {
             // A chunked body (no Content-Length) past the limit.
             throw RequestFailure.tooLarge
         }
+    }
+
+    /// Decodes a body with `JSONDecoder`; 400 naming the cause.
+    private func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(buffer.readableBytesView))
         } catch {

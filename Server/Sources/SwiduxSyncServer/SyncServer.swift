@@ -94,7 +94,8 @@ public struct SyncServer: Sendable {
             let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
             let http = HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ConnectionLimitHandler(counts: counts, logger: logger),
-                                            RequestTimeoutHandler(timeout: requestTimeout, logger: logger)],
+                                            RequestTimeoutHandler(timeout: requestTimeout, logger: logger),
+                                            ExpectContinueHandler()],
                 idleTimeout: idleTimeout)
             let app = Application(
                 router: router,

@@ -65,7 +65,12 @@ struct CommandTests {
             for try await version in try await client.query("SELECT version FROM sync_schema", logger: logger).decode(Int.self) {
                 versions.append(version)
             }
-            #expect(versions == [2])   // two migrations since issue 29 (sync_mutations, sync_identity)
+            #expect(versions == [3])   // issue 29 (sync_mutations, sync_identity), issue 31 (no sync_rows foreign key)
+            var foreignKeys = -1
+            for try await count in try await client.query(
+                "SELECT count(*)::int FROM pg_constraint WHERE conrelid = 'sync_rows'::regclass AND contype = 'f'", logger: logger
+            ).decode(Int.self) { foreignKeys = count }
+            #expect(foreignKeys == 0)   // a check query per written row (issue 31 item 3)
             group.cancelAll()
         }
     }
