@@ -92,10 +92,11 @@ extension SyncEngine {
                     result.applied += 1
                 }
             }
-            let parkedNow = try self.resolveForeignKeys(touched: touched, db)
-            result.parked += parkedNow
-            result.applied -= parkedNow
-            try self.removeEcho(of: order, after: mark, db)
+            let resolved = try self.resolveForeignKeys(touched: touched, db)
+            result.parked += resolved.parked
+            result.applied -= resolved.parked + resolved.orphaned.count
+            // An orphan's deletion is pushed (its insertion and deletion fold into a delete).
+            try self.removeEcho(of: resolved.orphaned.isEmpty ? order : order.filter { !resolved.orphaned.contains($0) }, after: mark, db)
             // A store following the file takes these rows in as a sync engine's.
             try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db)
             try SyncSchema.setValue("cursor", max(page.cursor, cursor ?? page.cursor), db)
@@ -125,15 +126,23 @@ extension SyncEngine {
     /// Before the commit: every row violating a foreign key is either a row this
     /// transaction wrote (removed again and parked until its parent comes) or a local row
     /// whose parent this transaction deleted (deleted, like a cascade; the deletion is pushed).
-    /// Returns how many written rows were parked.
-    func resolveForeignKeys(touched: [RowKey: SyncRow], _ db: Database) throws -> Int {
+    ///
+    /// A written row whose parent this client knows to be deleted (it has a version of the
+    /// parent, and the parent is gone) is an orphan the server kept (written by a client
+    /// that had not seen the deletion yet, and never cascaded: a copied, restored or
+    /// re-spaced file): it is deleted like a cascade and the deletion is pushed, so every
+    /// client drops it, instead of all of them parking it forever while the server holds it.
+    ///
+    /// Returns how many written rows were parked, and the orphans deleted.
+    func resolveForeignKeys(touched: [RowKey: SyncRow], _ db: Database) throws -> (parked: Int, orphaned: Set<RowKey>) {
         var parked = 0
+        var orphaned = Set<RowKey>()
         // No foreign key left unresolved by this transaction: nothing to check (issue 31: the
         // check reads every row of every table, once per pulled page).
-        guard try hasUnresolvedForeignKeys(db) else { return 0 }
+        guard try hasUnresolvedForeignKeys(db) else { return (0, []) }
         for _ in 0..<100 {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
-            if violations.isEmpty { return parked }
+            if violations.isEmpty { return (parked, orphaned) }
             var handled = Set<RowKey>()
             for violation in violations {
                 let tableName: String = violation[0]
@@ -145,14 +154,40 @@ extension SyncEngine {
                 guard let id = try DatabaseValue.fetchOne(db, sql: "SELECT \(table.idColumn.quotedDatabaseIdentifier) FROM \(name) WHERE rowid = ?", arguments: [rowid]) else { continue }
                 let key = RowKey(table: table.name, id: id)
                 guard handled.insert(key).inserted else { continue }
+                let orphan = try touched[key] != nil
+                    && parentKnownDeleted(table: table, rowid: rowid, parentTable: violation[2], foreignKey: violation[3], db)
                 try db.execute(sql: "DELETE FROM \(name) WHERE rowid = ?", arguments: [rowid])
                 if let row = touched[key], !row.deleted {
-                    try park(row, db)
-                    parked += 1
+                    if orphan {
+                        orphaned.insert(key)
+                    } else {
+                        try park(row, db)
+                        parked += 1
+                    }
                 }
             }
         }
         throw SyncError.local(SyncSetupError(message: "foreign keys still violated after removing the rows without a parent"))
+    }
+
+    /// `true` when the parent the row at `rowid` of `table` misses through foreign key
+    /// `foreignKey` (an id of `PRAGMA foreign_key_list`) is a synced row this client knows
+    /// (it holds a version of it) and that is gone: deleted, not yet to come.
+    func parentKnownDeleted(table: SyncTable, rowid: Int64, parentTable: String?, foreignKey: Int64?, _ db: Database) throws -> Bool {
+        guard let parentTable, let foreignKey,
+              let parent = tablesByName.values.first(where: { $0.name.lowercased() == parentTable.lowercased() })
+        else { return false }
+        let columns = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.name.quotedDatabaseIdentifier))")
+            .filter { ($0["id"] as Int64?) == foreignKey }
+        // One column, referring to the parent's id (or to its primary key, unnamed).
+        guard columns.count == 1, let from: String = columns[0]["from"] else { return false }
+        let to: String? = columns[0]["to"]
+        guard to == nil || to?.lowercased() == parent.idColumn.lowercased() else { return false }
+        guard let value = try DatabaseValue.fetchOne(
+            db, sql: "SELECT \(from.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) WHERE rowid = ?", arguments: [rowid]),
+            !value.isNull
+        else { return false }
+        return try baseVersion(RowKey(table: parent.name, id: value), db) != nil
     }
 
     /// `true` when a foreign key written by this transaction is not satisfied (SQLite counts

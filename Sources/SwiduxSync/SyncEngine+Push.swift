@@ -230,7 +230,7 @@ extension SyncEngine {
             }
             // Rows left without their parent by a refused change's deletion are deleted too
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.
-            _ = try self.resolveForeignKeys(touched: [:], db)
+            _ = try self.resolveForeignKeys(touched: [:], db).parked
             try self.removeEcho(of: refusedKeys, after: mark, db)
             // The server's rows taken for refused changes: a following store sees a sync engine's change.
             if !refusedKeys.isEmpty { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }

@@ -108,6 +108,29 @@ struct PullTests {
         #expect(try fixture.engine.pendingCount() == 0)
     }
 
+    @Test("A pulled child of a parent this client knows deleted is an orphan the server kept: deleted here and its deletion pushed, not parked forever")
+    func orphanOfADeletedParentIsDeletedAndPushed() async throws {
+        // Found by the hostile convergence test (seed 1795828006): a client that wrote the
+        // child before seeing its parent's deletion never cascaded it (its file was copied,
+        // restored or moved to another space); every client parked the child forever while
+        // the server held it.
+        let fixture = try Fixture()
+        _ = try fixture.engine.apply(PullResponse(rows: [folderRow("f", "F", version: 1)], cursor: 1, hasMore: false))
+        _ = try fixture.engine.apply(PullResponse(rows: [tombstone("folder", "f", version: 2)], cursor: 2, hasMore: false))
+        #expect(try fixture.folderIDs().isEmpty)
+        let result = try fixture.engine.apply(PullResponse(rows: [noteRow("n", folder: "f", "orphan", version: 3)], cursor: 3, hasMore: false))
+        #expect(result.parked == 0)
+        #expect(try fixture.engine.parkedCount() == 0)
+        #expect(try fixture.notes().isEmpty)
+        let pushed = try fixture.pushAndAcknowledge(from: 10)
+        #expect(pushed.map(\.kind) == [.delete] && pushed.map(\.id) == [.text("n")], "\(pushed)")
+        // A child whose parent this client never saw still waits for it.
+        _ = try fixture.engine.apply(PullResponse(rows: [noteRow("m", folder: "g", "early", version: 11)], cursor: 11, hasMore: false))
+        #expect(try fixture.engine.parkedCount() == 1)
+        _ = try fixture.engine.apply(PullResponse(rows: [folderRow("g", "G", version: 12)], cursor: 12, hasMore: false))
+        #expect(try fixture.notes().map(\.id) == ["m"])
+    }
+
     @Test("A row deleted and created again with the same id survives (SQLiteData #418)")
     func deleteAndReinsert() async throws {
         let fixture = try Fixture()
