@@ -21,8 +21,8 @@ extension Store {
     ///
     /// The rows a Swidux sync engine wrote (pulled from the server) arrive in a batch of
     /// their own, with origin `"sync (sqlite:PATH)"`: middleware sees them with
-    /// ``ActionSource/sync`` (a ``SessionRecorder`` records them so), every other writer's
-    /// with ``ActionSource/external``.
+    /// `ActionSource.sync` (a `SessionRecorder` records them so), every other writer's
+    /// with `ActionSource.external`.
     ///
     /// ```swift
     /// let store = Store(initialState: state, reducer: AppReducer(), environment: env, persistence: persistence)
