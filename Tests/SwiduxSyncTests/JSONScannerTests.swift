@@ -1,0 +1,90 @@
+import Foundation
+import SwiduxSyncWire
+import Testing
+
+/// The shared scanner under both hand-written readers (the client's answers, the server's
+/// pushes): JSON's grammar, strictly, with errors that name the offset.
+@Suite("JSONScanner reads JSON's grammar strictly")
+struct JSONScannerTests {
+    func scan<T>(_ text: String, _ read: (inout JSONScanner) throws -> T) throws -> T {
+        try Data(text.utf8).withUnsafeBytes { bytes in
+            var scanner = JSONScanner(bytes)
+            let value = try read(&scanner)
+            try scanner.end()
+            return value
+        }
+    }
+
+    func failure(_ bytes: [UInt8], _ read: (inout JSONScanner) throws -> Void) -> JSONScanner.Failure? {
+        bytes.withUnsafeBytes { raw in
+            var scanner = JSONScanner(raw)
+            do {
+                try read(&scanner)
+                try scanner.end()
+                return nil
+            } catch {
+                return error as? JSONScanner.Failure
+            }
+        }
+    }
+
+    @Test("Integers: the 64-bit range exactly, no leading zero, no fraction")
+    func integers() throws {
+        #expect(try scan(" -9223372036854775808 ") { try $0.integer() } == .min)
+        #expect(try scan("9223372036854775807") { try $0.integer() } == .max)
+        #expect(try scan("0") { try $0.integer() } == 0)
+        for bad in ["9223372036854775808", "-9223372036854775809", "99999999999999999999", "01", "-", "1.0", "1e3", "x"] {
+            let error = failure(Array(bad.utf8)) { _ = try $0.integer() }
+            #expect(error?.offset == 0, "\(bad)")
+        }
+    }
+
+    @Test("Numbers: JSON's grammar, finite")
+    func numbers() throws {
+        #expect(try scan("-0.5e-3") { try $0.number() } == -0.0005)
+        #expect(try scan("12") { try $0.number() } == 12)
+        for bad in ["01.5", "1.", ".5", "1e", "1e999", "+1"] {
+            #expect(failure(Array(bad.utf8)) { _ = try $0.number() } != nil, "\(bad)")
+        }
+    }
+
+    @Test("Strings: escapes and surrogate pairs decoded; invalid UTF-8, lone surrogates and raw control characters refused")
+    func strings() throws {
+        #expect(try scan(#""a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00 é""#) { try $0.string() } == "a\"\\/\u{8}\u{C}\n\r\té😀 é")
+        #expect(try scan(#""""#) { try $0.string() } == "")
+        let invalid: [[UInt8]] = [
+            [0x22, 0xFF, 0x22],                   // not UTF-8
+            [0x22, 0xED, 0xA0, 0x80, 0x22],       // an encoded surrogate
+            [0x22, 0xF0, 0x9F, 0x98, 0x22],       // a truncated sequence (one replacement character long)
+            Array(#""\ud83d x""#.utf8),           // a lone high surrogate
+            Array(#""\x""#.utf8),                 // an unknown escape
+            [0x22, 0x61, 0x0A, 0x22],             // a raw line feed
+            Array(#""abc"#.utf8),                 // unfinished
+        ]
+        for bytes in invalid {
+            #expect(failure(bytes) { _ = try $0.string() } != nil, "\(bytes)")
+        }
+    }
+
+    @Test("Objects, arrays and skipped values; trailing bytes are an error at their offset")
+    func structure() throws {
+        var keys: [String] = []
+        try scan(#" { "a" : [1, {"x": [true, false, null]}, "s", -2.5e1] , "b": {} } "#) { scanner in
+            try scanner.object { scanner, key in
+                keys.append(key)
+                try scanner.skipValue()
+            }
+        }
+        #expect(keys == ["a", "b"])
+        #expect(try scan("[ ]") { scanner -> Int in
+            var count = 0
+            try scanner.array { _ = try $0.bool(); count += 1 }
+            return count
+        } == 0)
+        let trailing = failure(Array("[1] 2".utf8)) { try $0.array { _ = try $0.integer() } }
+        #expect(trailing?.offset == 4)
+        #expect(trailing?.description == "the end of the document was expected (at byte 4)")
+        #expect(failure(Array("[1,]".utf8)) { try $0.array { _ = try $0.integer() } } != nil)
+        #expect(failure(Array(#"{"a" 1}"#.utf8)) { try $0.object { scanner, _ in try scanner.skipValue() } }?.reason == "':' was expected")
+    }
+}
