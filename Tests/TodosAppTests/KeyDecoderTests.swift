@@ -37,6 +37,12 @@ import Testing
         #expect(decode(Array("e\u{301}".utf8)) == [.character("e\u{301}")])
     }
 
+    @Test func invalidUTF8IsUnknownNotAReplacementCharacter() {
+        // Well-formed continuation bytes, invalid scalars: a surrogate and an overlong "/".
+        #expect(decode([0xED, 0xA0, 0x80, 0x61]) == [.unknown, .character("a")])
+        #expect(decode([0xE0, 0x80, 0xAF]) == [.unknown])
+    }
+
     @Test func garbageNeverCrashes() {
         #expect(decode([0xFF, 0xC3, 0x41]) == [.unknown, .unknown, .character("A")])
         #expect(decode([]) == [])

@@ -86,7 +86,9 @@ public struct KeyDecoder: Sendable {
                     events.append(.unknown); i += 1; continue decodeLoop
                 }
                 let slice = Array(b[i..<(i + length)])
-                if let string = String(validating: slice, as: UTF8.self), let scalar = string.unicodeScalars.first {
+                // `String(validating:as:)` needs macOS 15: decoding repairs invalid bytes, so equal bytes mean valid.
+                let string = String(decoding: slice, as: UTF8.self)
+                if string.utf8.elementsEqual(slice), let scalar = string.unicodeScalars.first {
                     events.append(Self.combine(scalar, into: &events))
                 } else {
                     events.append(.unknown)
