@@ -224,41 +224,42 @@ private final class Poller: @unchecked Sendable {
         }
         let journal = database.journal
         var problems: [String] = []
-        var tables: [String: any Sendable] = [:]
-        var syncTables: [String: any Sendable] = [:]
+        // Two groups, each delivered as a batch of its own: other writers' rows, then the
+        // sync engine's (the latest writer of a row tells its group).
+        let origins: [String?] = [nil, ChangeJournal.syncOrigin]
+        var tables: [[String: any Sendable]] = [[:], [:]]
         for (name, ids) in latest {
             // Rows whose latest change is the follower's own write (recorded before its
             // commit) hold what it wrote: not delivered, except the rows it inserted or
             // moved, whose stored place the store learns (another writer may have inserted
             // rows before them meanwhile). Rows its flush changed through a cascade or a
             // trigger are not its own writes: delivered.
-            var entries: [JournalEntry] = [], syncEntries: [JournalEntry] = []
+            var entries: [[JournalEntry]] = [[], []]
             for (id, change) in ids {
                 let own = (journal.ownSequence(of: writers, table: name, id: id) ?? .min) >= change.sequence
                 if own && !change.placed { continue }
-                let entry = JournalEntry(id: id, sequence: change.sequence, placed: change.placed)
-                if change.sync { syncEntries.append(entry) } else { entries.append(entry) }
+                entries[change.sync ? 1 : 0].append(JournalEntry(id: id, sequence: change.sequence, placed: change.placed))
             }
-            guard !entries.isEmpty || !syncEntries.isEmpty else { continue }
+            let count = entries[0].count + entries[1].count
+            guard count > 0 else { continue }
             guard let table = self.tables[name] else {
                 if try !db.tableExists(name) {
-                    problems.append("journal names an unknown table \"\(name)\" (\(entries.count + syncEntries.count) entries skipped)")
+                    problems.append("journal names an unknown table \"\(name)\" (\(count) entries skipped)")
                 }
                 continue
             }
-            if !entries.isEmpty { tables[name] = try table.loadChanges(entries.sorted { $0.sequence < $1.sequence }, db, &problems) }
-            if !syncEntries.isEmpty {
-                syncTables[name] = try table.loadChanges(syncEntries.sorted { $0.sequence < $1.sequence }, db, &problems)
+            for group in 0..<2 where !entries[group].isEmpty {
+                tables[group][name] = try table.loadChanges(entries[group].sorted { $0.sequence < $1.sequence }, db, &problems)
             }
         }
         self.cursor = last
         var batches: [ChangeFeedBatch] = []
-        if !tables.isEmpty || !problems.isEmpty || syncTables.isEmpty {
-            batches.append(ChangeFeedBatch(cursor: last, isRehydration: false, problems: problems, tables: tables))
-        }
-        if !syncTables.isEmpty {
+        for group in 0..<2 {
+            // The first batch carries the problems, and is the one batch when nothing is delivered.
+            let wanted = group == 0 ? !tables[0].isEmpty || !problems.isEmpty || tables[1].isEmpty : !tables[1].isEmpty
+            guard wanted else { continue }
             batches.append(ChangeFeedBatch(
-                cursor: last, isRehydration: false, problems: [], tables: syncTables, origin: ChangeJournal.syncOrigin))
+                cursor: last, isRehydration: false, problems: group == 0 ? problems : [], tables: tables[group], origin: origins[group]))
         }
         return batches
     }

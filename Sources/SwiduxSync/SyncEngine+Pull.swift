@@ -42,18 +42,17 @@ extension SyncEngine {
             var columns: [String: [String: String]] = [:]
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
-            let anyParked = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.parked))") ?? false
+            let staleParked = try StaleParkedRows(db)
             // A row's outbox entry can only come from before, or from a cascade of a deletion
             // of this page: without either, no row needs the look-up.
             let anyOutbox = try page.rows.contains(where: \.deleted)
                 || (Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.outbox))") ?? false)
-            let dropParked = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
             touched.reserveCapacity(page.rows.count)
             order.reserveCapacity(page.rows.count)
             for row in page.rows {
                 guard let table = self.tablesByName[row.table] else { continue }
                 let key = RowKey(table: row.table, id: row.id.databaseValue)
-                if anyParked { try dropParked.execute(arguments: [key.table, key.id, row.version]) }
+                try staleParked.drop(key, upTo: row.version)
                 if try self.baseVersion(key, db) == row.version {
                     // Already this version: the echo of this client's own push.
                     continue
@@ -73,7 +72,7 @@ extension SyncEngine {
                 }
             }
             // Parked rows: their parent may be here now.
-            let parked = anyParked || result.parked > 0
+            let parked = staleParked.anyParked || result.parked > 0
                 ? try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(SyncSchema.parked) ORDER BY version") : []
             for entry in parked {
                 let key = RowKey(table: entry[0], id: entry[1])

@@ -210,15 +210,13 @@ extension SyncEngine {
             }
             var refusedKeys: [RowKey] = []
             var columns: [String: [String: String]] = [:]
-            // A parked row (pulled before its parent) older than what the server now holds for
-            // its id is stale: dropped, as a pulled page drops it. Own rows are not pulled back
-            // (`OwnVersions`), so this is the only moment it can be; left parked, it came back
-            // with its old content once its parent arrived (a deleted child resurrected).
-            let anyParked = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.parked))") ?? false
-            let dropParked = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
+            // A parked row older than what the server now holds for its id is stale: dropped,
+            // as a pulled page drops it. Own rows are not pulled back (`OwnVersions`), so this
+            // is the only moment it can be (a deleted child was resurrected).
+            let staleParked = try StaleParkedRows(db)
             for change in response.results {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
-                if anyParked { try dropParked.execute(arguments: [key.table, key.id, change.current.version]) }
+                try staleParked.drop(key, upTo: change.current.version)
                 if !change.applied, let table = self.tablesByName[change.table] {
                     result.refused += 1
                     // The server's row is its tombstone.

@@ -77,11 +77,12 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
         scheduled = true
         let wantsSnapshot = snapshotWanted
         lock.unlock()
-        guard start else { return wantsSnapshot }
-        let delay = delay
-        Task.detached(priority: .utility) { [self] in
-            try? await Task.sleep(for: delay)
-            drain()
+        if start {
+            let delay = delay
+            Task.detached(priority: .utility) { [self] in
+                try? await Task.sleep(for: delay)
+                drain()
+            }
         }
         return wantsSnapshot
     }
