@@ -276,12 +276,12 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
                     var values = encoder.values
                     values.append(nextPosition!.databaseValue)
                     nextPosition! += 1
-                    try upsert!.execute(arguments: StatementArguments(values))
+                    try upsert!.execute(arguments: StatementArguments(databaseValues: values))
                 } else {
                     if update == nil { update = try db.cachedStatement(sql: updateSQL(columns: encoder.columns, idIndex: idIndex)) }
                     var values = encoder.values
                     values.append(values.remove(at: idIndex))
-                    try update!.execute(arguments: StatementArguments(values))
+                    try update!.execute(arguments: StatementArguments(databaseValues: values))
                     if db.changesCount == 0 { vanished.append(entity.id) }
                 }
             }

@@ -39,7 +39,7 @@ extension SyncEngine {
             let mark = try SyncSchema.lastOutboxSequence(db)
             let journalMark = try ChangeJournal.lastSequence(db)
             var result = PageResult()
-            var columns: [String: [String: String]] = [:]
+            var rows = RowWriter()
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
             let staleParked = try StaleParkedRows(db)
@@ -61,7 +61,7 @@ extension SyncEngine {
                     result.skipped += 1
                     continue
                 }
-                if try self.tryWrite(row, table: table, db, columns: &columns) {
+                if try rows.tryWrite(row, table: table, db) {
                     try self.recordVersion(key, row.version, db)
                     if touched[key] == nil { order.append(key) }
                     touched[key] = row
@@ -83,7 +83,7 @@ extension SyncEngine {
                     try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     continue
                 }
-                if try self.tryWrite(row, table: table, db, columns: &columns) {
+                if try rows.tryWrite(row, table: table, db) {
                     try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     try self.recordVersion(key, row.version, db)
                     order.append(key)
@@ -104,16 +104,6 @@ extension SyncEngine {
                 try SyncSchema.setValue("scope", scope, db)
             }
             return result
-        }
-    }
-
-    /// Writes `row`; `false` when a constraint (unique key, not null, check) refused it.
-    func tryWrite(_ row: SyncRow, table: SyncTable, _ db: Database, columns: inout [String: [String: String]]) throws -> Bool {
-        do {
-            try write(row, table: table, db, columns: &columns)
-            return true
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            return false
         }
     }
 

@@ -209,7 +209,7 @@ extension SyncEngine {
                 try SyncSchema.setValue("scope", scope, db)
             }
             var refusedKeys: [RowKey] = []
-            var columns: [String: [String: String]] = [:]
+            var rows = RowWriter()
             // A parked row older than what the server now holds for its id is stale: dropped,
             // as a pulled page drops it. Own rows are not pulled back (`OwnVersions`), so this
             // is the only moment it can be (a deleted child was resurrected).
@@ -220,8 +220,8 @@ extension SyncEngine {
                 if !change.applied, let table = self.tablesByName[change.table] {
                     result.refused += 1
                     // The server's row is its tombstone.
-                    try self.write(SyncRow(table: change.table, id: change.id, version: change.current.version, deleted: true),
-                                   table: table, db, columns: &columns)
+                    try rows.write(SyncRow(table: change.table, id: change.id, version: change.current.version, deleted: true),
+                                   table: table, db)
                     refusedKeys.append(key)
                 }
                 try self.recordVersion(key, change.current.version, db)

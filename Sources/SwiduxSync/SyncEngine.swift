@@ -62,11 +62,6 @@ final class SyncEngine: Sendable {
 
     // MARK: - Row access
 
-    /// The local table's columns (lowercased name → name).
-    func columns(of table: SyncTable, _ db: Database) throws -> [String: String] {
-        Dictionary(try db.columns(in: table.name).map { ($0.name.lowercased(), $0.name) }, uniquingKeysWith: { first, _ in first })
-    }
-
     /// The row's columns but the id, or `nil` when there is no such row.
     func currentColumns(_ key: RowKey, table: SyncTable, _ db: Database) throws -> [String: SyncValue]? {
         let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
@@ -97,36 +92,5 @@ final class SyncEngine: Sendable {
     func baseVersion(_ key: RowKey, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM \(SyncSchema.version) WHERE tbl = ? AND rid = ?"),
                            arguments: [key.table, key.id])
-    }
-
-    /// Writes a server row locally: a tombstone deletes, a live row is upserted (its
-    /// columns the local table does not have are ignored). A constraint failure of the
-    /// statement (other than a deferred foreign key) is thrown; the statement changed nothing.
-    func write(_ row: SyncRow, table: SyncTable, _ db: Database, columns cache: inout [String: [String: String]]) throws {
-        let name = table.name.quotedDatabaseIdentifier
-        let id = table.idColumn.quotedDatabaseIdentifier
-        if row.deleted {
-            try db.cachedStatement(sql: "DELETE FROM \(name) WHERE \(id) = ?").execute(arguments: [row.id.databaseValue])
-            return
-        }
-        let local: [String: String]
-        if let cached = cache[table.name] {
-            local = cached
-        } else {
-            local = try columns(of: table, db)
-            cache[table.name] = local
-        }
-        var names: [String] = []
-        var values: [DatabaseValue] = [row.id.databaseValue]
-        for (column, value) in (row.columns ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let localName = local[column.lowercased()], column.lowercased() != table.idColumn.lowercased() else { continue }
-            names.append(localName)
-            values.append(value.databaseValue)
-        }
-        let quoted = names.map(\.quotedDatabaseIdentifier)
-        let placeholders = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
-        let conflict = quoted.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let sql = "INSERT INTO \(name) (\(([id] + quoted).joined(separator: ", "))) VALUES (\(placeholders)) ON CONFLICT(\(id)) \(conflict)"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
     }
 }

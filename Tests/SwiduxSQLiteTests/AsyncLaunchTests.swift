@@ -24,14 +24,20 @@ final class LaunchThreads: @unchecked Sendable {
     private let lock = NSLock()
     private var seen: [Bool] = []
 
-    /// Asks the main actor to run a job and waits up to 3 s for it: it cannot run while
-    /// the main actor waits synchronously for this launch work. (1 s was too short when the
-    /// parallel test run kept the main actor busy on two loaded cores: a free main actor was
-    /// once seen as blocked.)
+    private var wait: Double = 3
+
+    /// How long a probe waits. A blocked main actor never runs the probe's job while the
+    /// launch work runs, so any wait tells it; a free one may be busy with other suites'
+    /// jobs on two loaded cores for seconds (3 s was once too short): the async path's
+    /// probes wait long, the blocking path's short.
+    func setWait(_ seconds: Double) { lock.withLock { wait = seconds } }
+
+    /// Asks the main actor to run a job and waits for it: it cannot run while the main
+    /// actor waits synchronously for this launch work.
     func probeMainActor() {
         let ran = DispatchSemaphore(value: 0)
         Task { @MainActor in ran.signal() }
-        let free = ran.wait(timeout: .now() + 3) == .success
+        let free = ran.wait(timeout: .now() + lock.withLock { wait }) == .success
         lock.withLock { seen.append(free) }
     }
     func take() -> [Bool] { lock.withLock { defer { seen = [] }; return seen } }
@@ -59,6 +65,8 @@ struct AsyncLaunchTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")
         _ = LaunchThreads.shared.take()
+        LaunchThreads.shared.setWait(60)
+        defer { LaunchThreads.shared.setWait(3) }
 
         let database = try await SwiduxDatabase.open(path: path, migrations: ProbeSchema.migrations)
         try await database.performAtomically([{ db in
@@ -73,6 +81,7 @@ struct AsyncLaunchTests {
         try database.close()
 
         // The synchronous path (what the README's App.init did) holds the main actor.
+        LaunchThreads.shared.setWait(1)
         let again = try SwiduxDatabase(path: directory.path("sync.sqlite"), migrations: ProbeSchema.migrations)
         try await again.performAtomically([{ db in try ProbeSchema.probes.write(WriteBatch(writes: [Probe(id: 1, name: "p")]), in: db) }])
         var syncState = ProbeState()
