@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import PostgresNIO
 import SwiduxSyncWire
 
@@ -35,29 +36,45 @@ enum Pull {
         json.raw("{\"rows\":[")
         var count = 0, fetched = 0
         var last: Int64?
-        for try await (table, id, version, deleted, columns, keep) in rows.decode((String, String, Int64, Bool, String?, Bool).self) {
+        // Cell by cell, the id and columns text copied as bytes (no `String`s, no tuple decoding:
+        // its generic metadata lookups were a tenth of the server's time in a large pull).
+        for try await row in rows {
             fetched += 1
-            guard keep, count < limit else { continue }
+            var cells = row.makeIterator()
+            guard let table = cells.next(), let id = cells.next(), let version = cells.next(), let deleted = cells.next(),
+                  let columns = cells.next(), let keep = cells.next() else {
+                throw SyncServerError("a pull row has fewer than 6 columns")
+            }
+            guard try keep.decode(Bool.self), count < limit else { continue }
+            let number = try version.decode(Int64.self)
             json.raw(count == 0 ? "{\"table\":" : ",{\"table\":")
-            json.string(table)
+            json.string(try table.decode(String.self))
             json.raw(",\"id\":")
-            json.raw(id)
+            json.raw(try text(id))
             json.raw(",\"version\":")
-            json.integer(version)
-            json.raw(deleted ? ",\"deleted\":true" : ",\"deleted\":false")
-            if let columns {
+            json.integer(number)
+            json.raw(try deleted.decode(Bool.self) ? ",\"deleted\":true" : ",\"deleted\":false")
+            if columns.bytes != nil {
                 json.raw(",\"columns\":")
-                json.raw(columns)
+                json.raw(try text(columns))
             }
             json.raw("}")
             count += 1
-            last = version
+            last = number
         }
         var end: Int64 = 0
         for try await value in try await connection.query(
             "SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)", logger: logger
         ).decode(Int64.self) { end = value }
         return PullPage(json: json, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0))
+    }
+
+    /// The bytes of a non-null `text` cell (UTF-8, as PostgreSQL sends text in either format).
+    private static func text(_ cell: PostgresCell) throws -> ByteBuffer {
+        guard cell.dataType == .text, let bytes = cell.bytes else {
+            throw SyncServerError("pull column \(cell.columnName) is \(cell.dataType), \(cell.bytes == nil ? "null" : "not text")")
+        }
+        return bytes
     }
 }
 

@@ -35,7 +35,7 @@ enum Push {
     }
 
     /// One change, validated and encoded for the database (and for the answer).
-    private struct Prepared {
+    struct Prepared {
         let table: String
         let kind: SyncChange.Kind
         let baseVersion: Int64?
@@ -44,11 +44,11 @@ enum Push {
         /// The columns' wire JSON; "" for a delete.
         let columnsJSON: String
 
-        var key: RowKey { RowKey(table: table, rid: rid) }
+        fileprivate var key: RowKey { RowKey(table: table, rid: rid) }
     }
 
     /// A row of the space: its table and ``SwiduxSyncWire/SyncValue/key``.
-    private struct RowKey: Hashable {
+    fileprivate struct RowKey: Hashable {
         let table: String
         let rid: String
     }
@@ -241,10 +241,16 @@ enum Push {
         let written = zip(changes, outcomes).compactMap { prepared, outcome -> Prepared? in
             if case .write = outcome { return prepared } else { return nil }
         }
-        // One statement: a version for each written row (`v`, materialized: nextval runs once
-        // a row), the upsert, and the versions by the rows' places in `written`.
-        var versions = [Int64](repeating: 0, count: written.count)
-        if !written.isEmpty {
+        // A large mutation of rows the space does not hold yet (a first push): COPY (``RowCopy``),
+        // unless one of its inserts is a known row after all.
+        var copied: [Int64]?
+        if written.count >= RowCopy.minimumRows, written.allSatisfy({ $0.kind == .insert || existing[$0.key] == nil }) {
+            copied = try await RowCopy.insert(written, space: space, connection: connection, logger: logger)
+        }
+        // Else one statement: a version for each written row (`v`, materialized: nextval runs
+        // once a row), the upsert, and the versions by the rows' places in `written`.
+        var versions = copied ?? [Int64](repeating: 0, count: written.count)
+        if !written.isEmpty, copied == nil {
             let rows = try await connection.query("""
                 WITH v AS MATERIALIZED (
                     SELECT u.*, nextval('sync_version') AS version

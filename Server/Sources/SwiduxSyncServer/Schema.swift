@@ -17,6 +17,7 @@ import PostgresNIO
 ///   row, live or a tombstone (`rid` is ``SwiduxSyncWire/SyncValue/key``; `id` and `columns`
 ///   are the wire JSON, stored verbatim as `json`). No foreign key to `sync_spaces`: its
 ///   check cost a query per written row, and a row's space always comes from a token.
+///   `version` defaults to `nextval('sync_version')`, for the copies of ``RowCopy``.
 ///
 /// ```swift
 /// try await Schema.migrate(client, logger: logger)
@@ -92,6 +93,11 @@ public enum Schema {
             // A large push's mutation holds a version and an outcome per change (80 KB for
             // 10,000): stored without compressing them (pglz was 6% of PostgreSQL's time).
             "ALTER TABLE sync_mutations ALTER COLUMN versions SET STORAGE EXTERNAL, ALTER COLUMN applied SET STORAGE EXTERNAL",
+        ],
+        [
+            // Issue 31 item 3: a large first push is written with COPY (``RowCopy``), each row's
+            // version from this default, in the rows' order. Every other write sets it.
+            "ALTER TABLE sync_rows ALTER COLUMN version SET DEFAULT nextval('sync_version')",
         ],
     ]
 
