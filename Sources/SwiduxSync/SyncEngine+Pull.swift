@@ -43,6 +43,9 @@ extension SyncEngine {
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
             let staleParked = try StaleParkedRows(db)
+            // Without versions before this page (a first pull), a row's version can only be one
+            // this transaction recorded: no look-up (a page holds each id once).
+            let anyVersion = try self.anyVersion(db)
             // A row's outbox entry can only come from before, or from a cascade of a deletion
             // of this page: without either, no row needs the look-up.
             let anyOutbox = try page.rows.contains(where: \.deleted)
@@ -53,7 +56,7 @@ extension SyncEngine {
                 guard let table = self.tablesByName[row.table] else { continue }
                 let key = RowKey(table: row.table, id: row.id.databaseValue)
                 try staleParked.drop(key, upTo: row.version)
-                if try self.baseVersion(key, db) == row.version {
+                if try (anyVersion ? self.baseVersion(key, db) : touched[key]?.version) == row.version {
                     // Already this version: the echo of this client's own push.
                     continue
                 }

@@ -86,6 +86,8 @@ extension SyncEngine {
                 keys.removeAll()
             }
             var included = Set<RowKey>()
+            // A never-synced file has no versions: no row needs the look-up (issue 31, a first push).
+            let anyVersion = try self.anyVersion(db)
             let operations = try db.cachedStatement(sql: "SELECT op FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
             let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(SyncSchema.outbox) WHERE seq <= ? ORDER BY seq", arguments: [mark])
             scan: while let entry = try entries.next() {
@@ -96,7 +98,7 @@ extension SyncEngine {
                 if row == nil { kind = .delete } else if kind == .delete { kind = .insert }
                 change.removeAll()
                 try change.change(table: key.table, id: key.id, kind: kind, row: row, idColumn: table.idColumn,
-                                  baseVersion: try self.baseVersion(key, db))
+                                  baseVersion: anyVersion ? try self.baseVersion(key, db) : nil)
                 let size = change.count + 1
                 if size > self.maxChangeBytes {
                     // It can never be sent (the server refuses a body this large): set it

@@ -89,6 +89,11 @@ final class SyncEngine: Sendable {
             .execute(arguments: [key.table, key.id, version])
     }
 
+    /// Whether any row has a recorded version.
+    func anyVersion(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.version))") ?? false
+    }
+
     func baseVersion(_ key: RowKey, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM \(SyncSchema.version) WHERE tbl = ? AND rid = ?"),
                            arguments: [key.table, key.id])
