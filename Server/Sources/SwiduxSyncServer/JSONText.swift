@@ -24,6 +24,11 @@ struct JSONText: Sendable {
         buffer.writeString(text)
     }
 
+    /// Copies `bytes`, already JSON, as they are.
+    mutating func raw(_ bytes: ByteBuffer) {
+        buffer.writeImmutableBuffer(bytes)
+    }
+
     /// A JSON string literal (``SwiduxSyncWire/SyncJSON/appendString(_:to:)``).
     mutating func string(_ text: String) {
         var bytes: [UInt8] = []
