@@ -11,13 +11,16 @@ import Testing
 /// 1 MiB buffer.
 @Suite("Long poll: the next poll after an answer")
 struct LongPollRepollTests {
-    @Test("the next long polls of 40 pulls one push answered check their token and read their page with a few queries, not one or more each")
+    @Test("the next long polls of 40 pulls one push answered take the token check of their woken polls, not one query each")
     func repollsShareTheirChecks() async throws {
         try await TestServer.with { server in
             let a = try await server.client(space: "home")
             let b = try await server.client(space: "home").with(connections: 48)
             let polls = 40
             let first = try await a.push([todo("1")]).results[0].current.version
+            // Counted from before the polls open; no poll stays open past the last push, so no
+            // poll's 5 s recheck falls in the count.
+            let before = try await settledScans(server)
             try await withThrowingTaskGroup(of: [SyncRow].self) { group in
                 for _ in 0..<polls {
                     group.addTask {
@@ -28,18 +31,19 @@ struct LongPollRepollTests {
                     }
                 }
                 try await Task.sleep(for: .milliseconds(500))
-                let before = try await settledScans(server)
-                try await a.push([todo("2")])
-                // Every poll answered and came back to wait (the counts settle meanwhile).
-                let after = try await settledScans(server)
-                let tokens = after.tokens - before.tokens, rows = after.rows - before.rows
-                // The push checks its token and reads the table a few times itself; 40 next
-                // polls checking alone would add 40 token checks and up to 80 reads.
-                #expect(tokens < Int64(polls) / 4, "\(tokens) token checks for one push, \(polls) answers and \(polls) next polls")
-                #expect(rows < Int64(polls) / 2, "\(rows) scans of sync_rows for one push, \(polls) answers and \(polls) next polls")
-                try await a.push([todo("3")])
+                _ = try await a.push([todo("2")])
+                try await Task.sleep(for: .milliseconds(1000))
+                _ = try await a.push([todo("3")])
                 for try await rows in group { #expect(rows.map(\.id) == [.text("3")]) }
             }
+            // An idle PostgreSQL backend may hold its counts up to 10 s: stopping the server
+            // closes its connections, whose backends report them as they exit.
+            await server.stop()
+            let tokens = try await settledScans(server).tokens - before.tokens
+            print("LongPollRepollTests: \(tokens) token checks")
+            // The 40 first polls check their token (one query each), the 2 pushes theirs, each
+            // wake one shared check; 40 next polls checking alone would add 40.
+            #expect(tokens < Int64(polls + polls / 2), "\(tokens) token checks for \(polls) polls, 2 pushes and \(polls) next polls")
         }
     }
 
@@ -63,7 +67,8 @@ struct LongPollRepollTests {
         }
     }
 
-    /// Index and sequential scans of `sync_tokens` and `sync_rows`, once they stop changing.
+    /// Index and sequential scans of `sync_tokens` and `sync_rows`, once they stop changing
+    /// for 2.5 s (a busy backend's counts may come later: see above).
     private func settledScans(_ server: TestServer) async throws -> (tokens: Int64, rows: Int64) {
         var last: (Int64, Int64) = (-1, -1)
         var stableSince = ContinuousClock.now
