@@ -32,7 +32,8 @@ enum Pull {
             ) sized ORDER BY version
             """, logger: logger)
         // The stored id and columns JSON go into the answer verbatim (no decoding, no encoding).
-        var json = JSONText(capacity: min(bytes, 1 << 20) + 256)
+        // A small start: most pages a long poll reads hold a row or none, and the buffer grows.
+        var json = JSONText(capacity: 1024)
         json.raw("{\"rows\":[")
         var count = 0, fetched = 0
         var last: Int64?
@@ -66,7 +67,7 @@ enum Pull {
         for try await value in try await connection.query(
             "SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)", logger: logger
         ).decode(Int64.self) { end = value }
-        return PullPage(json: json, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0))
+        return PullPage(rows: json.buffer, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0))
     }
 
     /// The bytes of a non-null `text` cell (UTF-8, as PostgreSQL sends text in either format).
@@ -80,8 +81,13 @@ enum Pull {
 
 /// A pull page read by ``Pull/page(space:after:limit:bytes:connection:logger:)``: its rows
 /// already written as the JSON of a ``SwiduxSyncWire/PullResponse``, which ``body(scope:)`` completes.
+///
+/// One page may answer many long polls at once (``SharedReads``): each answer's body is a
+/// copy of the rows' bytes only, in a buffer of its own size (issue 31 item 5: completing
+/// one shared buffer in place copied its whole capacity, 1 MiB, once per poll answered).
 struct PullPage: Sendable {
-    private var json: JSONText
+    /// `{"rows":[…` — the rows' JSON, written once.
+    private let rows: ByteBuffer
     /// How many rows the page holds.
     let count: Int
     /// ``SwiduxSyncWire/PullResponse/cursor``.
@@ -91,16 +97,18 @@ struct PullPage: Sendable {
     /// ``SwiduxSyncWire/PullResponse/end``.
     let end: Int64
 
-    fileprivate init(json: JSONText, count: Int, cursor: Int64, hasMore: Bool, end: Int64) {
-        self.json = json
+    fileprivate init(rows: ByteBuffer, count: Int, cursor: Int64, hasMore: Bool, end: Int64) {
+        self.rows = rows
         self.count = count
         self.cursor = cursor
         self.hasMore = hasMore
         self.end = end
     }
 
-    /// The ``SwiduxSyncWire/PullResponse`` JSON, with its scope.
-    consuming func body(scope: String) -> ByteBuffer {
+    /// The ``SwiduxSyncWire/PullResponse`` JSON, with its scope: a new buffer of its size.
+    func body(scope: String) -> ByteBuffer {
+        var json = JSONText(capacity: rows.readableBytes + scope.utf8.count + 96)
+        json.raw(rows)
         json.raw("],\"cursor\":")
         json.integer(cursor)
         json.raw(hasMore ? ",\"hasMore\":true" : ",\"hasMore\":false")

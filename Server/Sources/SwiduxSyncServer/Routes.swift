@@ -21,8 +21,13 @@ struct Routes: Sendable {
     let spaceLocks = SpaceLocks()
     /// The long polls a push wakes read the same page and check their token at once: one
     /// query answers them all (``SharedReads``).
-    let pageReads = SharedReads<PageKey, PullPage>()
+    /// Long polls also take a page read that ended in the same generation, at most
+    /// ``reuseInterval`` ago: a push's ~100 answered polls come back spread over tens of ms.
+    let pageReads = SharedReads<PageKey, PullPage>(keep: Routes.reuseInterval)
     let tokenChecks = SharedReads<TokenKey, Int64?>()
+    /// Tokens found valid by a woken poll's check: the poll's next request needs no check
+    /// while its space's generation has not moved (``ValidTokens``).
+    let validTokens = ValidTokens(lifetime: Routes.reuseInterval)
 
     /// A page read: what is read, and the space's generation seen before reading.
     struct PageKey: Hashable, Sendable { var space: Int64; var after: Int64; var limit: Int; var generation: UInt64 }
@@ -53,15 +58,26 @@ struct Routes: Sendable {
 
     private func pull(_ request: Request) async throws -> Response {
         let token = try bearerToken(request)
-        let space = try await authenticate(token)
         let query = request.uri.queryParameters
+        // A long poll whose token a woken poll found valid in the space's current generation
+        // needs no query (``ValidTokens``); any other pull checks its token first.
+        let space: Int64
+        if let wait = query["wait"].flatMap({ Int64($0) }), wait > 0, let known = validTokens.entry(for: token),
+           await notifier.generation(of: known.space) == known.generation {
+            space = known.space
+        } else {
+            space = try await authenticate(token)
+        }
         let after = try parameter("after", query, default: 0, range: 0...Int64.max)
         let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
         let wait = try parameter("wait", query, default: 0, range: 0...Int64(SyncProtocol.maxWaitSeconds))
         let cut = min(limit, SyncProtocol.maxPullLimit)
         let deadline = ContinuousClock.now + .seconds(wait)
         var seen = await notifier.generation(of: space)
-        var page = try await readPage(space: space, after: after, limit: cut, generation: seen)
+        // A plain pull reads the rows now (it may follow the client's own push, whose
+        // notification may not have arrived yet); a long poll may take a recent read of this
+        // generation, since a commit it lacks wakes it.
+        var page = try await readPage(space: space, after: after, limit: cut, generation: seen, reuse: wait > 0)
         // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
         // checks its token again after every wake and at least every `recheckInterval`.
         // The polls one push wakes share their token check and page read (``SharedReads``:
@@ -77,17 +93,20 @@ struct Routes: Sendable {
             guard current == space else {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
             }
-            page = try await readPage(space: space, after: after, limit: cut, generation: seen)
+            validTokens.remember(token, space: space, generation: seen)
+            page = try await readPage(space: space, after: after, limit: cut, generation: seen, reuse: true)
         }
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: page.body(scope: scope(of: space))))
     }
 
     /// A page, read after the space's generation was `generation` (shared with the pulls
-    /// reading the same page at the same time).
-    private func readPage(space: Int64, after: Int64, limit: Int, generation: UInt64) async throws -> PullPage {
+    /// reading the same page at the same time; with `reuse`, also one read of this
+    /// generation that ended at most ``reuseInterval`` ago).
+    private func readPage(space: Int64, after: Int64, limit: Int, generation: UInt64, reuse: Bool) async throws -> PullPage {
         let (database, logger, bytes) = (self.database, self.logger, pullPageBytes)
-        return try await pageReads.value(for: PageKey(space: space, after: after, limit: limit, generation: generation)) {
+        let key = PageKey(space: space, after: after, limit: limit, generation: generation)
+        return try await pageReads.value(for: key, reuse: reuse ? Self.reuseInterval : .zero) {
             try await database.withConnection { connection in
                 try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, connection: connection, logger: logger)
             }
@@ -97,6 +116,11 @@ struct Routes: Sendable {
     /// How often a waiting pull checks its token even without a notification (a revocation
     /// made without one, e.g. in plain SQL).
     static let recheckInterval: Duration = .seconds(5)
+
+    /// How long a long poll may take a page read or token check made for another poll of
+    /// the same generation (issue 31 item 5). A revocation made without a notification
+    /// reaches a poll within ``recheckInterval`` plus this.
+    static let reuseInterval: Duration = .seconds(1)
 
     private func tables(_ request: Request) async throws -> Response {
         let space = try await authenticate(request)
@@ -136,7 +160,7 @@ struct Routes: Sendable {
             throw RequestFailure.unauthorized("missing bearer token (Authorization: Bearer <token>)")
         }
         let prefix = "bearer "
-        guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else {
+        guard header.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else {
             throw RequestFailure.unauthorized("the Authorization header is not a bearer token")
         }
         return String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)

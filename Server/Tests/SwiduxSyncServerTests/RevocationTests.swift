@@ -31,4 +31,26 @@ struct RevocationTests {
             #expect(took < .seconds(30), "the poll ended \(took) after the revocation")
         }
     }
+
+    /// Issue 31 item 5: a long poll's next request takes the token check its woken poll made
+    /// (``ValidTokens``) — never past a revocation.
+    @Test("the next long poll after an answer gets 401 once `token revoke` ran, and not the rows pushed after it", .timeLimit(.minutes(1)))
+    func revokeBeforeTheNextPoll() async throws {
+        try await TestServer.with { server in
+            let writer = try await server.client(space: "home")
+            let reader = try await server.client(space: "home")
+            let cursor = try await reader.pull().cursor
+            let woken = Task { try await reader.pull(after: cursor, wait: 60) }
+            try await Task.sleep(for: .milliseconds(500))
+            _ = try await writer.push([todo("before revocation")])
+            let answered = try await woken.value
+            #expect(answered.rows.map(\.id) == [.text("before revocation")])
+            try await ServerProcess.revokeToken(postgres: server.database, token: try #require(reader.token))
+            _ = try await writer.push([todo("after revocation")])
+            try await Task.sleep(for: .milliseconds(300))
+            let next = try await reader.pullAnswer(after: answered.cursor, wait: 60)
+            #expect(next.status == 401, "the next poll answered \(next.status): \(String(decoding: next.body, as: UTF8.self))")
+            #expect(next.error?.contains("revoked") == true)
+        }
+    }
 }
