@@ -5,8 +5,8 @@ import SwiduxSyncWire
 /// Writes server rows into the local tables, within one transaction: a tombstone deletes,
 /// a live row is upserted (its columns the local table does not have are ignored).
 ///
-/// Made once per transaction. It keeps, per table, the local column names and the upsert
-/// statement of the last set of server columns it met, so that the rows of a page (which
+/// Made once per transaction. It keeps, per table, the local column names, the delete statement and the
+/// upsert statement of the last set of server columns it met, so that the rows of a page (which
 /// share their columns) build no SQL (issue 31: building it per row, and GRDB's generic
 /// arguments, were most of a pulled page's apply).
 struct RowWriter {
@@ -21,13 +21,21 @@ struct RowWriter {
 
     private var localColumns: [String: [String: String]] = [:]
     private var upserts: [String: Upsert] = [:]
+    private var deletes: [String: Statement] = [:]
 
     /// Writes `row`. A constraint failure of the statement (other than a deferred foreign
     /// key) is thrown; the statement changed nothing.
     mutating func write(_ row: SyncRow, table: SyncTable, _ db: Database) throws {
         if row.deleted {
-            let sql = "DELETE FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
-            try db.cachedStatement(sql: sql).execute(arguments: [row.id.databaseValue])
+            let delete: Statement
+            if let cached = deletes[table.name] {
+                delete = cached
+            } else {
+                let sql = "DELETE FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+                delete = try db.cachedStatement(sql: sql)
+                deletes[table.name] = delete
+            }
+            try delete.execute(arguments: StatementArguments(databaseValues: [row.id.databaseValue]))
             return
         }
         let columns = row.columns ?? [:]

@@ -9,7 +9,7 @@ struct StaleParkedRows {
     private let drop: Statement?
 
     init(_ db: Database) throws {
-        let anyParked = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.parked))") ?? false
+        let anyParked = try SyncSchema.hasRows(SyncSchema.parked, db)
         drop = anyParked
             ? try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
             : nil

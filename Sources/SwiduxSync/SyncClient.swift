@@ -251,18 +251,55 @@ public actor SyncClient {
             var total = Acknowledgement()
             var refusals = 0
             // One request's worth of mutations at a time (built from the outbox, or stored),
-            // until nothing is pending.
+            // until nothing is pending, as a pipeline (issue 31: a first push waited for the
+            // server, then built the next request, then sent it): while a request is in
+            // flight, the answer before it is acknowledged and the next request built and
+            // stored. Local transactions keep their order: an answer is acknowledged before
+            // anything else is built or refused, and the last one before this returns.
+            var prepared: [PendingMutation]?
+            var unversioned = try local { try engine.unversionedMark() }
+            var answered: (response: PushAnswer, group: [PendingMutation])?
+            func acknowledgeAnswered() throws {
+                guard let (response, group) = answered else { return }
+                answered = nil
+                let acknowledged = try local { try engine.acknowledge(response, sent: group) }
+                if let own = response.ownVersions { ownVersions.note(own) }
+                total.changes += acknowledged.changes
+                total.refused += acknowledged.refused
+                total.mutations += acknowledged.mutations
+                if acknowledged.mutations < group.count {
+                    throw SyncError.rejected(status: 200, message: "the server acknowledged \(response.acknowledged.map { "\($0)" } ?? "mutations up to \(response.lastMutationID)") only, of \(group.map(\.id))")
+                }
+            }
             rounds: while refusals < 1000 {
                 let (clientID, scope) = try local { (try engine.clientID(), try engine.scope()) }
-                let pending = try local { try engine.preparePush() }
+                let pending: [PendingMutation]
+                if let prepared {
+                    pending = prepared
+                } else {
+                    try acknowledgeAnswered()
+                    pending = try local { try engine.preparePush(unversionedThrough: unversioned) }
+                }
+                prepared = nil
                 if pending.isEmpty { break }
-                for group in SyncEngine.requests(pending) {
+                let groups = SyncEngine.requests(pending)
+                for (index, group) in groups.enumerated() {
                     let body = try SyncEngine.pushBody(clientID: clientID, scope: scope, group)
                     let response: PushAnswer
+                    var upcoming: [PendingMutation] = []
                     do {
-                        response = try await transport.send("POST", SyncProtocol.pushPath, body: body, reading: WireReader.pushAnswer)
+                        async let answer = transport.send("POST", SyncProtocol.pushPath, body: body, reading: WireReader.pushAnswer)
+                        try acknowledgeAnswered()
+                        if index == groups.count - 1 {
+                            // The next request: stored mutations after these, else new ones
+                            // from the outbox without these rows.
+                            let inFlight = try local { try Set(pending.flatMap { try $0.changedKeys() }) }
+                            upcoming = try local { try engine.preparePush(after: pending.map(\.id).max() ?? 0, inFlight: inFlight, unversionedThrough: unversioned) }
+                        }
+                        response = try await answer
                     } catch let refusal as CodedRefusal {
                         refusals += 1
+                        unversioned = 0
                         switch refusal.code {
                         case .mutationConflict:
                             logger.warning("Swidux sync: \(refusal.message); taking a new client id")
@@ -277,6 +314,7 @@ public actor SyncClient {
                         continue rounds
                     } catch SyncError.rejected(let status, let message) where status == 413 && group.count == 1 {
                         refusals += 1
+                        unversioned = 0
                         logger.error("Swidux sync: a change is too large to send, set aside: \(message)")
                         try local { try engine.setAsideLargest(of: group[0]) }
                         continue rounds
@@ -284,20 +322,18 @@ public actor SyncClient {
                     if let serverScope = response.scope, let scope, serverScope != scope {
                         // Cannot happen with a server that checks the scope; be safe anyway.
                         refusals += 1
+                        unversioned = 0
                         try local { try engine.rebase() }
                         ownVersions.removeAll()
                         continue rounds
                     }
-                    let acknowledged = try local { try engine.acknowledge(response, sent: group) }
-                    if let own = response.ownVersions { ownVersions.note(own) }
-                    total.changes += acknowledged.changes
-                    total.refused += acknowledged.refused
-                    total.mutations += acknowledged.mutations
-                    if acknowledged.mutations < group.count {
-                        throw SyncError.rejected(status: 200, message: "the server acknowledged \(response.acknowledged.map { "\($0)" } ?? "mutations up to \(response.lastMutationID)") only, of \(group.map(\.id))")
-                    }
+                    answered = (response, group)
+                    // Built from the outbox as it was: nothing built means look again (a
+                    // change made meanwhile).
+                    if !upcoming.isEmpty { prepared = upcoming }
                 }
             }
+            try acknowledgeAnswered()
             await exclusive.unlock()
             return total
         } catch let refusal as CodedRefusal {
@@ -318,6 +354,11 @@ public actor SyncClient {
     /// when the server produced the page before any of those changes reached it.
     func pull(wait: Int) async throws -> Int {
         await pulling.lock()
+        // The next page, asked for while this one is applied (issue 31: a first pull waited
+        // for each page's request after writing the one before). It is used only when the
+        // cursor it starts after is the stored one and no push began since it was asked for.
+        var ahead: (after: Int64, generation: Int64, page: Task<PullResponse, any Error>)?
+        defer { ahead?.page.cancel() }
         do {
             var applied = 0
             var wait = wait
@@ -330,12 +371,15 @@ public actor SyncClient {
                 // nothing else lies before them and the cursor jumps past them.
                 let probe = ownVersions.probe(after: cursor)
                 await exclusive.unlock()
-                let page = try await transport.send(
-                    "GET", SyncProtocol.pullPath,
-                    query: [URLQueryItem(name: "after", value: String(cursor)),
-                            URLQueryItem(name: "limit", value: String(probe ? 1 : pageSize)),
-                            URLQueryItem(name: "wait", value: String(wait))],
-                    timeout: TimeInterval(wait + 30), reading: WireReader.pullResponse)
+                let page: PullResponse
+                if let next = ahead, next.after == cursor, next.generation == generation, !probe, wait == 0 {
+                    ahead = nil
+                    page = try await next.page.value
+                } else {
+                    ahead?.page.cancel()
+                    ahead = nil
+                    page = try await pullPage(after: cursor, limit: probe ? 1 : pageSize, wait: wait)
+                }
                 await exclusive.lock()
                 guard generation == pushGeneration else {
                     await exclusive.unlock()
@@ -368,6 +412,12 @@ public actor SyncClient {
                     // Every version up to the page's last one was seen: an own range it reached
                     // is skipped whole.
                     let next = ownVersions.cursor(after: page)
+                    if page.hasMore, next == page.cursor, !ownVersions.probe(after: page.cursor) {
+                        let transport = transport, after = page.cursor, limit = pageSize
+                        ahead = (after, generation, Task.detached {
+                            try await Self.pullPage(transport, after: after, limit: limit, wait: 0)
+                        })
+                    }
                     result = try local { try engine.apply(page, cursor: next) }
                     if next > page.cursor { hasMore = true } else { hasMore = page.hasMore }
                 } catch { await exclusive.unlock(); throw error }
@@ -382,6 +432,20 @@ public actor SyncClient {
             await pulling.unlock()
             throw error
         }
+    }
+
+    private func pullPage(after cursor: Int64, limit: Int, wait: Int) async throws -> PullResponse {
+        try await Self.pullPage(transport, after: cursor, limit: limit, wait: wait)
+    }
+
+    /// `GET /v1/pull` after `cursor`.
+    private static func pullPage(_ transport: SyncTransport, after cursor: Int64, limit: Int, wait: Int) async throws -> PullResponse {
+        try await transport.send(
+            "GET", SyncProtocol.pullPath,
+            query: [URLQueryItem(name: "after", value: String(cursor)),
+                    URLQueryItem(name: "limit", value: String(limit)),
+                    URLQueryItem(name: "wait", value: String(wait))],
+            timeout: TimeInterval(wait + 30), reading: WireReader.pullResponse)
     }
 
     private func local<T>(_ body: () throws -> T) throws -> T {

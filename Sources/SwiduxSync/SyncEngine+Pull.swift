@@ -43,20 +43,24 @@ extension SyncEngine {
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
             let staleParked = try StaleParkedRows(db)
-            // Without versions before this page (a first pull), a row's version can only be one
-            // this transaction recorded: no look-up (a page holds each id once).
-            let anyVersion = try self.anyVersion(db)
+            // A row is the echo of a version already here only when one past the stored cursor
+            // is recorded (``anyVersion(after:_:)``). Without one (a first pull: issue 31), a
+            // row's version can only be one this transaction recorded: no look-up per row (a
+            // page holds each id once). A small page looks up its rows rather than scan.
+            let storedCursor = Int64.fromDatabaseValue(try SyncSchema.value("cursor", db)) ?? 0
+            let lookUpVersions = try page.rows.count < 256 ? self.anyVersion(db) : self.anyVersion(after: storedCursor, db)
+            let recordVersion = try self.versionRecorder(db)
             // A row's outbox entry can only come from before, or from a cascade of a deletion
             // of this page: without either, no row needs the look-up.
             let anyOutbox = try page.rows.contains(where: \.deleted)
-                || (Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.outbox))") ?? false)
+                || SyncSchema.hasRows(SyncSchema.outbox, db)
             touched.reserveCapacity(page.rows.count)
             order.reserveCapacity(page.rows.count)
             for row in page.rows {
                 guard let table = self.tablesByName[row.table] else { continue }
                 let key = RowKey(table: row.table, id: row.id.databaseValue)
                 try staleParked.drop(key, upTo: row.version)
-                if try (anyVersion ? self.baseVersion(key, db) : touched[key]?.version) == row.version {
+                if try (lookUpVersions ? self.baseVersion(key, db) : touched[key]?.version) == row.version {
                     // Already this version: the echo of this client's own push.
                     continue
                 }
@@ -65,7 +69,7 @@ extension SyncEngine {
                     continue
                 }
                 if try rows.tryWrite(row, table: table, db) {
-                    try self.recordVersion(key, row.version, db)
+                    try recordVersion.execute(arguments: StatementArguments(databaseValues: [key.table.databaseValue, key.id, row.version.databaseValue]))
                     if touched[key] == nil { order.append(key) }
                     touched[key] = row
                     result.applied += 1

@@ -57,9 +57,19 @@ extension SyncEngine {
     /// At most about `requestBytes` of mutations are built or loaded at a time (one request;
     /// issue 31: a first push of 100,000 rows holds one request in memory, not the file):
     /// the rows left out keep their outbox entries for the next call.
-    func preparePush(requestBytes: Int = SyncProtocol.maxBodyBytes / 2) throws -> [PendingMutation] {
+    ///
+    /// While earlier mutations are in flight (``SyncClient`` builds the next request while the
+    /// server applies one), `after` is the last of them and `inFlight` the rows they change:
+    /// only stored mutations after `after` are loaded, and those rows are left for a later
+    /// call (their outbox entries stay until the flight is acknowledged).
+    ///
+    /// `unversionedThrough` (``unversionedMark()`` when the push began): the rows of outbox
+    /// entries up to it have no version, so none is looked up (issue 31: a first push looked
+    /// up every row once the first request was acknowledged).
+    func preparePush(requestBytes: Int = SyncProtocol.maxBodyBytes / 2, after: Int64 = 0,
+                     inFlight: Set<RowKey> = [], unversionedThrough: Int64 = 0) throws -> [PendingMutation] {
         try writer.write { db in
-            let stored = try self.storedPending(db, limit: requestBytes)
+            let stored = try self.storedPending(db, after: after, limit: requestBytes)
             if !stored.isEmpty { return stored }
             let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(SyncSchema.outbox)") ?? 0
             guard mark > 0 else { return [] }
@@ -88,17 +98,31 @@ extension SyncEngine {
             var included = Set<RowKey>()
             // A never-synced file has no versions: no row needs the look-up (issue 31, a first push).
             let anyVersion = try self.anyVersion(db)
+            var rows = CurrentRows()
             let operations = try db.cachedStatement(sql: "SELECT op FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
-            let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(SyncSchema.outbox) WHERE seq <= ? ORDER BY seq", arguments: [mark])
+            let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid, op, seq FROM \(SyncSchema.outbox) WHERE seq <= ? ORDER BY seq", arguments: [mark])
+            var leftInFlight = false
             scan: while let entry = try entries.next() {
                 let key = RowKey(table: entry[0], id: entry[1])
                 guard let table = self.tablesByName[key.table], included.insert(key).inserted else { continue }
-                var kind = Self.fold(try String.fetchAll(operations, arguments: [key.table, key.id, mark]))
-                let row = try self.currentRow(key, table: table, db)
-                if row == nil { kind = .delete } else if kind == .delete { kind = .insert }
+                if inFlight.contains(key) {
+                    leftInFlight = true
+                    continue
+                }
+                // A row whose first entry is an insert or a deletion is inserted when it exists
+                // and deleted when not (``fold(_:)``); only one first updated needs its entries
+                // read (issue 31: a first push, every row inserted, reads none).
+                let first: String = entry[2]
+                var kind = first == "U" ? Self.fold(try String.fetchAll(operations, arguments: [key.table, key.id, mark])) : .delete
                 change.removeAll()
-                try change.change(table: key.table, id: key.id, kind: kind, row: row, idColumn: table.idColumn,
-                                  baseVersion: anyVersion ? try self.baseVersion(key, db) : nil)
+                let sequence: Int64 = entry[3]
+                change.beginChange(baseVersion: anyVersion && sequence > unversionedThrough ? try self.baseVersion(key, db) : nil)
+                if try rows.writeColumns(of: key, table: table, into: &change, db) {
+                    if kind == .delete { kind = .insert }
+                } else {
+                    kind = .delete
+                }
+                try change.endChange(table: key.table, id: key.id, kind: kind)
                 let size = change.count + 1
                 if size > self.maxChangeBytes {
                     // It can never be sent (the server refuses a body this large): set it
@@ -117,7 +141,7 @@ extension SyncEngine {
                 keys.append(key)
             }
             try close()
-            if built.isEmpty {
+            if built.isEmpty, !leftInFlight {
                 // Only rows of tables no longer synced or set aside: nothing to send for them.
                 try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ?", arguments: [mark])
             }
@@ -126,12 +150,24 @@ extension SyncEngine {
         }
     }
 
-    /// The stored mutations not acknowledged yet, in order, about `limit` bytes of them at most
-    /// (at least one).
-    func storedPending(_ db: Database, limit: Int = .max) throws -> [PendingMutation] {
+    /// The last outbox sequence when no version is recorded and no mutation is stored (a file
+    /// never synced, or rebased), else 0. Until the push that reads it ends, the rows of
+    /// entries up to it still have no version: one acknowledged meanwhile was in a mutation
+    /// built after this, which covered its entries up to it (deleted with the
+    /// acknowledgement), and a later change of it has a later entry.
+    func unversionedMark() throws -> Int64 {
+        try writer.read { db in
+            try self.anyVersion(db) || SyncSchema.hasRows(SyncSchema.pending, db) ? 0 : SyncSchema.lastOutboxSequence(db)
+        }
+    }
+
+    /// The stored mutations not acknowledged yet, after `after`, in order, about `limit` bytes
+    /// of them at most (at least one).
+    func storedPending(_ db: Database, after: Int64 = 0, limit: Int = .max) throws -> [PendingMutation] {
         var pending: [PendingMutation] = []
         var bytes = 0
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, payload, through_seq FROM \(SyncSchema.pending) ORDER BY id")
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, payload, through_seq FROM \(SyncSchema.pending) WHERE id > ? ORDER BY id",
+                                       arguments: [after])
         while let row = try rows.next() {
             let mutation = PendingMutation(id: row[0], payload: row[1], throughSequence: row[2])
             if !pending.isEmpty, bytes + mutation.payload.count > limit { break }
@@ -193,7 +229,7 @@ extension SyncEngine {
             let journalMark = try ChangeJournal.lastSequence(db)
             var expected = 0
             let acknowledged = response.acknowledged.map(Set.init)
-            let anySetAside = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.setAside))") ?? false
+            let anySetAside = try SyncSchema.hasRows(SyncSchema.setAside, db)
             let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid = ?")
             let unset = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.setAside) WHERE tbl = ? AND rid = ?")
             for mutation in sent where acknowledged?.contains(mutation.id) ?? (mutation.id <= response.lastMutationID) {
@@ -216,6 +252,7 @@ extension SyncEngine {
             // as a pulled page drops it. Own rows are not pulled back (`OwnVersions`), so this
             // is the only moment it can be (a deleted child was resurrected).
             let staleParked = try StaleParkedRows(db)
+            let recordVersion = try self.versionRecorder(db)
             for change in response.results {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
                 try staleParked.drop(key, upTo: change.current.version)
@@ -226,7 +263,7 @@ extension SyncEngine {
                                    table: table, db)
                     refusedKeys.append(key)
                 }
-                try self.recordVersion(key, change.current.version, db)
+                try recordVersion.execute(arguments: StatementArguments(databaseValues: [key.table.databaseValue, key.id, change.current.version.databaseValue]))
             }
             // Rows left without their parent by a refused change's deletion are deleted too
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.

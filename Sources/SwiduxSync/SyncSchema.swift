@@ -38,7 +38,7 @@ enum SyncSchema {
             CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value);
             CREATE TABLE IF NOT EXISTS \(knownTables) (tbl TEXT PRIMARY KEY NOT NULL);
             CREATE TABLE IF NOT EXISTS \(version) (
-                tbl TEXT NOT NULL, rid NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (tbl, rid));
+                tbl TEXT NOT NULL, rid NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (tbl, rid)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS \(pending) (
                 id INTEGER PRIMARY KEY, payload BLOB NOT NULL, through_seq INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS \(parked) (
@@ -102,6 +102,11 @@ enum SyncSchema {
 
     static func setValue(_ key: String, _ value: some DatabaseValueConvertible, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO \(state) (key, value) VALUES (?, ?)", arguments: [key, value])
+    }
+
+    /// Whether `table` (one of these tables) holds any row.
+    static func hasRows(_ table: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table))")) ?? false
     }
 
     /// The last outbox sequence ever written (0 when none).

@@ -35,28 +35,21 @@ struct WireWriter {
         try SyncJSON.append(SyncValue(value), to: &bytes)
     }
 
-    /// One change: its columns from `row` (every column but `idColumn`), `nil` for a deletion.
-    mutating func change(table: String, id: DatabaseValue, kind: SyncChange.Kind, row: Row?, idColumn: String,
-                         baseVersion: Int64?) throws {
+    /// Bytes already encoded.
+    mutating func append(encoded: [UInt8]) { bytes.append(contentsOf: encoded) }
+
+    /// The start of one change, up to its columns: `{` and its base version.
+    mutating func beginChange(baseVersion: Int64?) {
         raw("{")
         if let baseVersion {
             raw("\"baseVersion\":")
             integer(baseVersion)
             raw(",")
         }
-        if kind != .delete, let row {
-            raw("\"columns\":{")
-            var first = true
-            let id = idColumn.lowercased()
-            for (name, value) in row where name.lowercased() != id {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                string(name)
-                bytes.append(UInt8(ascii: ":"))
-                try self.value(value)
-            }
-            raw("},")
-        }
+    }
+
+    /// The rest of one change, after its columns (``CurrentRows``; none for a deletion).
+    mutating func endChange(table: String, id: DatabaseValue, kind: SyncChange.Kind) throws {
         raw("\"id\":")
         try value(id)
         raw(",\"kind\":")

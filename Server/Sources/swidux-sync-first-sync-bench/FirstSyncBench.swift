@@ -119,6 +119,9 @@ struct FirstSyncBench {
                          push.seconds, Double(rows + 1) / push.seconds, push.values["pulled"] ?? -1, push.peakKiB / 1024, push.seconds / read.seconds))
             print(String(format: "first pull into an empty file: %.2f s, %.0f rows/s, peak RSS %d MiB; pull ÷ local read %.1f× (target ≤ 5)",
                          pull.seconds, Double(rows + 1) / pull.seconds, pull.peakKiB / 1024, pull.seconds / read.seconds))
+            for (name, step) in [("local read", read), ("first push", push), ("first pull", pull)] {
+                print("\(name): wrote \(step.values["wcharMiB"] ?? -1) MiB, read \(step.values["rcharMiB"] ?? -1) MiB (the process's write and read calls)")
+            }
         }
     }
 
@@ -168,6 +171,11 @@ struct FirstSyncBench {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
             figures["peakKiB"] = Int(line.split(whereSeparator: \.isWhitespace)[1])
+        }
+        let io = (try? String(contentsOfFile: "/proc/self/io", encoding: .utf8)) ?? ""
+        for line in io.split(separator: "\n") where line.hasPrefix("wchar:") || line.hasPrefix("rchar:") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let bytes = Int(parts[1]) { figures[String(parts[0].dropLast()) + "MiB"] = bytes >> 20 }
         }
         print(figures.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))
     }

@@ -1,0 +1,52 @@
+import GRDB
+import SwiduxSyncWire
+
+/// Reads the current rows a push sends and writes their columns as wire JSON, with one
+/// statement per table made once per transaction and each column's `"name":` encoded once
+/// (issue 31: building the SQL, copying a `Row` and encoding the names per row were a
+/// large part of a first push's client time).
+struct CurrentRows {
+    private struct Reader {
+        let statement: Statement
+        /// Per column of `SELECT *`: its encoded `"name":`, `nil` for the id column.
+        let members: [[UInt8]?]
+    }
+
+    private var readers: [String: Reader] = [:]
+
+    /// Writes `"columns":{…},` from the current row of `key` (every column but the id);
+    /// `false`, and nothing written, when the row does not exist.
+    mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter, _ db: Database) throws -> Bool {
+        let reader = try self.reader(table, db)
+        let rows = try Row.fetchCursor(reader.statement, arguments: StatementArguments(databaseValues: [key.id]))
+        guard let row = try rows.next() else { return false }
+        writer.raw("\"columns\":{")
+        var first = true
+        for (member, value) in zip(reader.members, row.databaseValues) {
+            guard let member else { continue }
+            if !first { writer.raw(",") }
+            first = false
+            writer.append(encoded: member)
+            try writer.value(value)
+        }
+        writer.raw("},")
+        return true
+    }
+
+    private mutating func reader(_ table: SyncTable, _ db: Database) throws -> Reader {
+        if let reader = readers[table.name] { return reader }
+        let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+        let statement = try db.cachedStatement(sql: sql)
+        let id = table.idColumn.lowercased()
+        let members: [[UInt8]?] = statement.columnNames.map { name in
+            guard name.lowercased() != id else { return nil }
+            var encoded: [UInt8] = []
+            SyncJSON.appendString(name, to: &encoded)
+            encoded.append(UInt8(ascii: ":"))
+            return encoded
+        }
+        let reader = Reader(statement: statement, members: members)
+        readers[table.name] = reader
+        return reader
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import SwiduxSQLite
+@testable import SwiduxSync
+import SwiduxSyncWire
+import Testing
+
+/// The push pipeline (issue 31): the next request is built while one is in flight, without
+/// its rows, and without looking up versions a first push cannot have.
+@Suite("Push pipeline")
+struct PushPipelineTests {
+    /// A folder and 60 notes, never synced.
+    static func fixture() throws -> Fixture {
+        try Fixture(mutationBytes: 400, before: { database in
+            try database.writer.write { db in
+                try db.execute(sql: "INSERT INTO folder (id, position, name) VALUES ('f', 0, 'F')")
+                for index in 0..<60 {
+                    try db.execute(sql: "INSERT INTO note (id, position, folderId, text) VALUES (?, ?, 'f', ?)",
+                                   arguments: [String(format: "n%02d", index), index, "text \(index) " + String(repeating: "x", count: 40)])
+                }
+            }
+        })
+    }
+
+    static func keys(_ mutations: [PendingMutation]) throws -> Set<RowKey> {
+        Set(try mutations.flatMap { try $0.changedKeys() })
+    }
+
+    /// The server's answer applying every change of `mutations`, versions from `version` on.
+    static func answer(_ mutations: [PendingMutation], from version: inout Int64) throws -> PushResponse {
+        var results: [SyncResult] = []
+        for mutation in mutations {
+            for change in try mutation.decoded().changes {
+                results.append(SyncResult(table: change.table, id: change.id, applied: true, current: SyncRow(
+                    table: change.table, id: change.id, version: version, deleted: change.kind == .delete, columns: change.columns)))
+                version += 1
+            }
+        }
+        return PushResponse(lastMutationID: mutations.last?.id ?? 0, results: results, acknowledged: mutations.map(\.id))
+    }
+
+    @Test("A request built while another is in flight has none of its rows; a row changed after it was sent goes later, with the version it got")
+    func nextRequestLeavesRowsInFlight() async throws {
+        let fixture = try Self.fixture()
+        let engine = fixture.engine
+        let unversioned = try engine.unversionedMark()
+        #expect(unversioned == 61)
+        let first = try engine.preparePush(requestBytes: 2000, unversionedThrough: unversioned)
+        let inFlight = try Self.keys(first)
+        #expect(!first.isEmpty && inFlight.count < 61)
+        // A row of the request in flight changes meanwhile.
+        let changed = try #require(try first[0].decoded().changes.last)
+        try await fixture.database.writer.write { db in
+            try db.execute(sql: "UPDATE note SET text = 'changed in flight' WHERE id = ?", arguments: [changed.id.databaseValue])
+        }
+        let second = try engine.preparePush(requestBytes: 2000, after: first.map(\.id).max()!, inFlight: inFlight,
+                                            unversionedThrough: unversioned)
+        #expect(!second.isEmpty)
+        #expect(try Self.keys(second).isDisjoint(with: inFlight))
+        #expect(second.map(\.id).min()! > first.map(\.id).max()!)
+        // Acknowledged in order, then everything else.
+        var version: Int64 = 100
+        let changedVersion = 100 + Int64(try #require(try first.flatMap { try $0.decoded().changes }.firstIndex { $0.id == changed.id }))
+        _ = try engine.acknowledge(try Self.answer(first, from: &version), sent: first)
+        _ = try engine.acknowledge(try Self.answer(second, from: &version), sent: second)
+        var pushed = try first.flatMap { try $0.decoded().changes } + second.flatMap { try $0.decoded().changes }
+        var last = second.map(\.id).max()!
+        while true {
+            let next = try engine.preparePush(requestBytes: 2000, after: last, unversionedThrough: unversioned)
+            if next.isEmpty { break }
+            pushed += try next.flatMap { try $0.decoded().changes }
+            last = next.map(\.id).max()!
+            _ = try engine.acknowledge(try Self.answer(next, from: &version), sent: next)
+        }
+        // Every row once, the changed one twice: last as an update on the version it got.
+        #expect(pushed.count == 62)
+        #expect(Set(pushed.map(\.id.key)).count == 61)
+        let again = try #require(pushed.last { $0.id == changed.id })
+        #expect(again.kind == .update)
+        #expect(again.columns?["text"] == .text("changed in flight"))
+        #expect(again.baseVersion == changedVersion)
+        #expect(pushed.filter { $0.id != changed.id }.allSatisfy { $0.baseVersion == nil && $0.kind == .insert })
+        #expect(try fixture.outbox().isEmpty)
+        #expect(try engine.pendingCount() == 0)
+    }
+
+    @Test("When every queued row is in flight, nothing is built and no outbox entry is dropped")
+    func everythingInFlight() async throws {
+        let fixture = try Self.fixture()
+        let all = try fixture.engine.preparePush()
+        #expect(try Self.keys(all).count == 61)
+        let next = try fixture.engine.preparePush(after: all.map(\.id).max()!, inFlight: try Self.keys(all))
+        #expect(next.isEmpty)
+        #expect(try fixture.outbox().count == 61)
+        // Acknowledged, they leave the outbox.
+        var version: Int64 = 1
+        _ = try fixture.engine.acknowledge(try Self.answer(all, from: &version), sent: all)
+        #expect(try fixture.outbox().isEmpty)
+    }
+
+    @Test("Stored mutations after the ones in flight are loaded before anything is built")
+    func storedAfterInFlight() async throws {
+        let fixture = try Self.fixture()
+        let first = try fixture.engine.preparePush(requestBytes: 2000)
+        let second = try fixture.engine.preparePush(requestBytes: 2000, after: first.map(\.id).max()!, inFlight: try Self.keys(first))
+        // A new push session (say, after a restart) resends both, in order; one after the first loads the second.
+        #expect(try fixture.engine.preparePush().map(\.id) == (first + second).map(\.id))
+        #expect(try fixture.engine.preparePush(after: first.map(\.id).max()!).map(\.id) == second.map(\.id))
+    }
+
+    @Test("No version is assumed missing once one is recorded or a mutation is stored")
+    func unversionedMark() async throws {
+        let fixture = try Self.fixture()
+        #expect(try fixture.engine.unversionedMark() == 61)
+        let stored = try fixture.engine.preparePush(requestBytes: 2000)
+        #expect(try fixture.engine.unversionedMark() == 0)
+        var version: Int64 = 1
+        _ = try fixture.engine.acknowledge(try Self.answer(stored, from: &version), sent: stored)
+        #expect(try fixture.engine.pendingCount() > 0)
+        #expect(try fixture.engine.unversionedMark() == 0)
+    }
+
+    @Test("A sync engine's writer keeps statement journals in memory and at least 32 MiB of pages")
+    func writerPragmas() async throws {
+        let fixture = try Self.fixture()
+        try await fixture.database.writer.write { db in
+            #expect(try Int.fetchOne(db, sql: "PRAGMA temp_store") == 2)
+            let cache = try #require(try Int.fetchOne(db, sql: "PRAGMA cache_size"))
+            #expect(cache <= -32 * 1024)
+        }
+    }
+}
