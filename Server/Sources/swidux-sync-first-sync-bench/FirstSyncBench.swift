@@ -120,7 +120,7 @@ struct FirstSyncBench {
             print(String(format: "first pull into an empty file: %.2f s, %.0f rows/s, peak RSS %d MiB; pull ÷ local read %.1f× (target ≤ 5)",
                          pull.seconds, Double(rows + 1) / pull.seconds, pull.peakKiB / 1024, pull.seconds / read.seconds))
             for (name, step) in [("local read", read), ("first push", push), ("first pull", pull)] {
-                print("\(name): wrote \(step.values["wcharMiB"] ?? -1) MiB, read \(step.values["rcharMiB"] ?? -1) MiB (the process's write and read calls)")
+                print("\(name): CPU \(step.values["cpuMs"] ?? -1) ms, wrote \(step.values["wcharMiB"] ?? -1) MiB, read \(step.values["rcharMiB"] ?? -1) MiB (the process's CPU time, write and read calls)")
             }
         }
     }
@@ -171,6 +171,17 @@ struct FirstSyncBench {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
             figures["peakKiB"] = Int(line.split(whereSeparator: \.isWhitespace)[1])
+        }
+        var usage = rusage()
+        #if os(Linux)
+        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        if getrusage(who, &usage) == 0 {
+            let micros = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
+                + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
+            figures["cpuMs"] = micros / 1000
         }
         let io = (try? String(contentsOfFile: "/proc/self/io", encoding: .utf8)) ?? ""
         for line in io.split(separator: "\n") where line.hasPrefix("wchar:") || line.hasPrefix("rchar:") {
