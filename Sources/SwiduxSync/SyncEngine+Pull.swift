@@ -49,7 +49,7 @@ extension SyncEngine {
             // page holds each id once). A small page looks up its rows rather than scan.
             let storedCursor = Int64.fromDatabaseValue(try SyncSchema.value("cursor", db)) ?? 0
             let lookUpVersions = try page.rows.count < 256 ? self.anyVersion(db) : self.anyVersion(after: storedCursor, db)
-            let recordVersion = try self.versionRecorder(db)
+            var versions = VersionWriter()
             // A row's outbox entry can only come from before, or from a cascade of a deletion
             // of this page: without either, no row needs the look-up.
             let anyOutbox = try page.rows.contains(where: \.deleted)
@@ -69,7 +69,7 @@ extension SyncEngine {
                     continue
                 }
                 if try rows.tryWrite(row, table: table, db) {
-                    try recordVersion.execute(arguments: StatementArguments(databaseValues: [key.table.databaseValue, key.id, row.version.databaseValue]))
+                    try versions.record(key, row.version, db)
                     if touched[key] == nil { order.append(key) }
                     touched[key] = row
                     result.applied += 1
@@ -78,6 +78,7 @@ extension SyncEngine {
                     result.parked += 1
                 }
             }
+            try versions.flush(db)
             // Parked rows: their parent may be here now.
             let parked = staleParked.anyParked || result.parked > 0
                 ? try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(SyncSchema.parked) ORDER BY version") : []

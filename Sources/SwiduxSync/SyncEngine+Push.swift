@@ -161,6 +161,23 @@ extension SyncEngine {
         }
     }
 
+    /// Deletes the outbox entries of `keys` up to `sequence`, many rows per statement.
+    func deleteOutboxEntries(of keys: [RowKey], through sequence: Int64, _ db: Database) throws {
+        let perStatement = 128
+        var byTable: [String: [DatabaseValue]] = [:]
+        for key in keys { byTable[key.table, default: []].append(key.id) }
+        for (table, ids) in byTable {
+            var start = 0
+            while start < ids.count {
+                let chunk = ids[start..<min(start + perStatement, ids.count)]
+                try Self.executeMultiRow("DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid IN (", row: "?",
+                                         suffix: ")", rows: chunk.count, full: perStatement,
+                                         [sequence.databaseValue, table.databaseValue] + chunk, db)
+                start += perStatement
+            }
+        }
+    }
+
     /// The stored mutations not acknowledged yet, after `after`, in order, about `limit` bytes
     /// of them at most (at least one).
     func storedPending(_ db: Database, after: Int64 = 0, limit: Int = .max) throws -> [PendingMutation] {
@@ -230,16 +247,15 @@ extension SyncEngine {
             var expected = 0
             let acknowledged = response.acknowledged.map(Set.init)
             let anySetAside = try SyncSchema.hasRows(SyncSchema.setAside, db)
-            let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid = ?")
             let unset = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.setAside) WHERE tbl = ? AND rid = ?")
             for mutation in sent where acknowledged?.contains(mutation.id) ?? (mutation.id <= response.lastMutationID) {
                 let keys = try mutation.changedKeys()
                 expected += keys.count
                 result.changes += keys.count
                 result.mutations += 1
-                for key in keys {
-                    try delete.execute(arguments: [mutation.throughSequence, key.table, key.id])
-                    if anySetAside { try unset.execute(arguments: [key.table, key.id]) }
+                try self.deleteOutboxEntries(of: keys, through: mutation.throughSequence, db)
+                if anySetAside {
+                    for key in keys { try unset.execute(arguments: [key.table, key.id]) }
                 }
                 try db.execute(sql: "DELETE FROM \(SyncSchema.pending) WHERE id = ?", arguments: [mutation.id])
             }
@@ -252,7 +268,7 @@ extension SyncEngine {
             // as a pulled page drops it. Own rows are not pulled back (`OwnVersions`), so this
             // is the only moment it can be (a deleted child was resurrected).
             let staleParked = try StaleParkedRows(db)
-            let recordVersion = try self.versionRecorder(db)
+            var versions = VersionWriter()
             for change in response.results {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
                 try staleParked.drop(key, upTo: change.current.version)
@@ -263,8 +279,9 @@ extension SyncEngine {
                                    table: table, db)
                     refusedKeys.append(key)
                 }
-                try recordVersion.execute(arguments: StatementArguments(databaseValues: [key.table.databaseValue, key.id, change.current.version.databaseValue]))
+                try versions.record(key, change.current.version, db)
             }
+            try versions.flush(db)
             // Rows left without their parent by a refused change's deletion are deleted too
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.
             _ = try self.resolveForeignKeys(touched: [:], db).parked

@@ -95,12 +95,8 @@ final class SyncEngine: Sendable {
     }
 
     func recordVersion(_ key: RowKey, _ version: Int64, _ db: Database) throws {
-        try versionRecorder(db).execute(arguments: StatementArguments(databaseValues: [key.table.databaseValue, key.id, version.databaseValue]))
-    }
-
-    /// The statement of ``recordVersion(_:_:_:)`` (to be kept across a page's rows).
-    func versionRecorder(_ db: Database) throws -> Statement {
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(SyncSchema.version) (tbl, rid, version) VALUES (?, ?, ?)")
+            .execute(arguments: StatementArguments(databaseValues: [key.table.databaseValue, key.id, version.databaseValue]))
     }
 
     /// Whether a version past `cursor` is recorded. A pulled row's version is at most the
