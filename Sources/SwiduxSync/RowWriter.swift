@@ -5,18 +5,33 @@ import SwiduxSyncWire
 /// Writes server rows into the local tables, within one transaction: a tombstone deletes,
 /// a live row is upserted (its columns the local table does not have are ignored).
 ///
-/// Made once per transaction. It keeps, per table, the local column names, the delete statement and the
-/// upsert statement of the last set of server columns it met, so that the rows of a page (which
-/// share their columns) build no SQL (issue 31: building it per row, and GRDB's generic
-/// arguments, were most of a pulled page's apply).
+/// Made once per transaction. It keeps, per table, the local column names, the delete
+/// statement and the upsert statements of the last set of server columns it met, so that
+/// the rows of a page (which share their columns) build no SQL (issue 31: building it per
+/// row, and GRDB's generic arguments, were most of a pulled page's apply). Rows of one
+/// shape can be written many per statement (``tryWrite(_:table:_:)-([SyncRow],_,_)``):
+/// SQLite then reads and writes the outbox's and the journal's `AUTOINCREMENT` counters,
+/// and sets up the statement's triggers and journal, once per statement instead of once
+/// per row.
 struct RowWriter {
-    /// The statement for rows with exactly these server columns.
+    /// Rows per statement of ``tryWrite(_:table:_:)-([SyncRow],_,_)``.
+    static let rowsPerStatement = 64
+
+    /// The statements for rows with exactly these server columns.
     private struct Upsert {
         /// The server's column names, sorted.
         let keys: [String]
-        /// The ones the local table has (the id aside), in the statement's order.
+        /// The ones the local table has (the id aside), in the statements' order.
         let written: [String]
         let statement: Statement
+        /// `INSERT INTO t (id, …) VALUES `, `(?, …)` and ` ON CONFLICT …`.
+        let prefix: String, row: String, conflict: String
+        /// The statement for ``rowsPerStatement`` rows, made when first needed.
+        var full: Statement?
+
+        func matches(_ columns: [String: SyncValue]) -> Bool {
+            keys.count == columns.count && keys.allSatisfy { columns[$0] != nil }
+        }
     }
 
     private var localColumns: [String: [String: String]] = [:]
@@ -38,17 +53,10 @@ struct RowWriter {
             try delete.execute(arguments: StatementArguments(databaseValues: [row.id.databaseValue]))
             return
         }
-        let columns = row.columns ?? [:]
-        let upsert: Upsert
-        if let last = upserts[table.name], last.keys.count == columns.count, last.keys.allSatisfy({ columns[$0] != nil }) {
-            upsert = last
-        } else {
-            upsert = try makeUpsert(keys: columns.keys.sorted(), table: table, db)
-            upserts[table.name] = upsert
-        }
-        var values: [DatabaseValue] = [row.id.databaseValue]
+        let upsert = try self.upsert(row.columns ?? [:], table: table, db)
+        var values: [DatabaseValue] = []
         values.reserveCapacity(upsert.written.count + 1)
-        for key in upsert.written { values.append(columns[key]?.databaseValue ?? .null) }
+        Self.append(row, upsert, to: &values)
         try upsert.statement.execute(arguments: StatementArguments(databaseValues: values))
     }
 
@@ -58,8 +66,73 @@ struct RowWriter {
             try write(row, table: table, db)
             return true
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            forgetStatements(of: table)
             return false
         }
+    }
+
+    /// Whether `row` is a live row that can share a statement with `other` (same table and
+    /// the same server columns).
+    static func canShareStatement(_ row: SyncRow, with other: SyncRow) -> Bool {
+        guard !row.deleted, !other.deleted, row.table == other.table else { return false }
+        let columns = row.columns ?? [:], others = other.columns ?? [:]
+        return columns.count == others.count && columns.keys.allSatisfy { others[$0] != nil }
+    }
+
+    /// Writes live `rows` of `table` sharing their server columns (``canShareStatement(_:with:)``),
+    /// ``rowsPerStatement`` per statement at most; `false` when a constraint refused one of
+    /// a statement's rows: that statement changed nothing, and the rows of the statements
+    /// before it are written. Returns how many rows are written.
+    mutating func tryWrite(_ rows: ArraySlice<SyncRow>, table: SyncTable, _ db: Database) throws -> Int {
+        guard let first = rows.first else { return 0 }
+        var upsert = try self.upsert(first.columns ?? [:], table: table, db)
+        var written = 0
+        var values: [DatabaseValue] = []
+        while written < rows.count {
+            let chunk = rows.dropFirst(written).prefix(Self.rowsPerStatement)
+            values.removeAll(keepingCapacity: true)
+            values.reserveCapacity(chunk.count * (upsert.written.count + 1))
+            for row in chunk { Self.append(row, upsert, to: &values) }
+            let statement: Statement
+            if chunk.count == Self.rowsPerStatement {
+                if upsert.full == nil {
+                    upsert.full = try db.makeStatement(sql: upsert.prefix + repeatElement(upsert.row, count: chunk.count).joined(separator: ", ") + upsert.conflict)
+                    upserts[table.name] = upsert
+                }
+                statement = upsert.full!
+            } else {
+                statement = try db.makeStatement(sql: upsert.prefix + repeatElement(upsert.row, count: chunk.count).joined(separator: ", ") + upsert.conflict)
+            }
+            do {
+                try statement.execute(arguments: StatementArguments(databaseValues: values))
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                forgetStatements(of: table)
+                return written
+            }
+            written += chunk.count
+        }
+        return written
+    }
+
+    /// A statement that failed cannot run again: its next reset reports the failure again
+    /// (GRDB drops it from its cache for this reason). Without this, the row after a row a
+    /// constraint refused was refused too, and parked, with the same error.
+    private mutating func forgetStatements(of table: SyncTable) {
+        upserts[table.name] = nil
+        deletes[table.name] = nil
+    }
+
+    private static func append(_ row: SyncRow, _ upsert: Upsert, to values: inout [DatabaseValue]) {
+        values.append(row.id.databaseValue)
+        let columns = row.columns ?? [:]
+        for key in upsert.written { values.append(columns[key]?.databaseValue ?? .null) }
+    }
+
+    private mutating func upsert(_ columns: [String: SyncValue], table: SyncTable, _ db: Database) throws -> Upsert {
+        if let last = upserts[table.name], last.matches(columns) { return last }
+        let upsert = try makeUpsert(keys: columns.keys.sorted(), table: table, db)
+        upserts[table.name] = upsert
+        return upsert
     }
 
     private mutating func makeUpsert(keys: [String], table: SyncTable, _ db: Database) throws -> Upsert {
@@ -75,9 +148,11 @@ struct RowWriter {
         let written = keys.filter { local[$0.lowercased()] != nil && $0.lowercased() != idColumn }
         let id = table.idColumn.quotedDatabaseIdentifier
         let quoted = written.map { local[$0.lowercased()]!.quotedDatabaseIdentifier }
-        let placeholders = Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ")
+        let row = "(" + Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ") + ")"
         let conflict = quoted.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let sql = "INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(([id] + quoted).joined(separator: ", "))) VALUES (\(placeholders)) ON CONFLICT(\(id)) \(conflict)"
-        return Upsert(keys: keys, written: written, statement: try db.cachedStatement(sql: sql))
+        let prefix = "INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(([id] + quoted).joined(separator: ", "))) VALUES "
+        let suffix = " ON CONFLICT(\(id)) \(conflict)"
+        return Upsert(keys: keys, written: written, statement: try db.cachedStatement(sql: prefix + row + suffix),
+                      prefix: prefix, row: row, conflict: suffix)
     }
 }

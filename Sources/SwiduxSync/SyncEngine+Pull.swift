@@ -56,9 +56,40 @@ extension SyncEngine {
                 || SyncSchema.hasRows(SyncSchema.outbox, db)
             touched.reserveCapacity(page.rows.count)
             order.reserveCapacity(page.rows.count)
+            func written(_ row: SyncRow, _ key: RowKey) throws {
+                try versions.record(key, row.version, db)
+                if touched[key] == nil { order.append(key) }
+                touched[key] = row
+                result.applied += 1
+            }
+            func write(_ row: SyncRow, _ key: RowKey, _ table: SyncTable) throws {
+                if try rows.tryWrite(row, table: table, db) {
+                    try written(row, key)
+                } else {
+                    try self.park(row, db)
+                    result.parked += 1
+                }
+            }
+            // Live rows of one table and one set of columns, written many per statement
+            // (issue 31). Only while no row needs its outbox looked up: a row's look-up must
+            // see what the rows before it wrote.
+            var batch: [SyncRow] = [], batchKeys: [RowKey] = [], inBatch = Set<RowKey>()
+            func writeBatch() throws {
+                guard let first = batch.first, let table = self.tablesByName[first.table] else { return }
+                let count = try rows.tryWrite(batch[...], table: table, db)
+                for (index, row) in batch.enumerated() {
+                    // Past `count`: the statement a constraint refused wrote nothing; row by row.
+                    if index < count { try written(row, batchKeys[index]) } else { try write(row, batchKeys[index], table) }
+                }
+                batch.removeAll(keepingCapacity: true)
+                batchKeys.removeAll(keepingCapacity: true)
+                inBatch.removeAll(keepingCapacity: true)
+            }
             for row in page.rows {
                 guard let table = self.tablesByName[row.table] else { continue }
                 let key = RowKey(table: row.table, id: row.id.databaseValue)
+                // The same id twice: the first is written before the second is looked at.
+                if !inBatch.isEmpty, inBatch.contains(key) { try writeBatch() }
                 try staleParked.drop(key, upTo: row.version)
                 if try (lookUpVersions ? self.baseVersion(key, db) : touched[key]?.version) == row.version {
                     // Already this version: the echo of this client's own push.
@@ -68,16 +99,19 @@ extension SyncEngine {
                     result.skipped += 1
                     continue
                 }
-                if try rows.tryWrite(row, table: table, db) {
-                    try versions.record(key, row.version, db)
-                    if touched[key] == nil { order.append(key) }
-                    touched[key] = row
-                    result.applied += 1
-                } else {
-                    try self.park(row, db)
-                    result.parked += 1
+                if anyOutbox || row.deleted {
+                    try writeBatch()
+                    try write(row, key, table)
+                    continue
                 }
+                if let first = batch.first, !RowWriter.canShareStatement(row, with: first) || batch.count >= 4 * RowWriter.rowsPerStatement {
+                    try writeBatch()
+                }
+                batch.append(row)
+                batchKeys.append(key)
+                inBatch.insert(key)
             }
+            try writeBatch()
             try versions.flush(db)
             // Parked rows: their parent may be here now.
             let parked = staleParked.anyParked || result.parked > 0

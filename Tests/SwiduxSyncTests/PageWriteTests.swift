@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import SwiduxSQLite
+@testable import SwiduxSync
+import SwiduxSyncWire
+import Testing
+
+/// A pulled page's live rows are written many per statement (issue 31); what a row by row
+/// apply did must still hold for every row.
+@Suite("Pulled pages written many rows per statement")
+struct PageWriteTests {
+    /// `tag(id, name UNIQUE NOT NULL, note)`, synced.
+    static func fixture() throws -> (Fixture, SyncEngine) {
+        let fixture = try Fixture(before: { database in
+            try database.writer.write { db in
+                try db.execute(sql: "CREATE TABLE tag (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL UNIQUE, note TEXT)")
+            }
+        })
+        return (fixture, try SyncEngine(writer: fixture.database.writer, tables: [SyncTable(name: "tag")]))
+    }
+
+    static func tag(_ index: Int, name: SyncValue? = nil, version: Int64, note: Bool = false) -> SyncRow {
+        var columns: [String: SyncValue] = ["name": name ?? .text("tag \(index)")]
+        if note { columns["note"] = .text("note \(index)") }
+        return SyncRow(table: "tag", id: .text(String(format: "t%03d", index)), version: version, deleted: false, columns: columns)
+    }
+
+    static func names(_ fixture: Fixture) throws -> [String: String] {
+        try fixture.database.writer.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, name FROM tag").map { ($0[0] as String, $0[1] as String) })
+        }
+    }
+
+    @Test("A row a constraint refuses is parked alone: the other rows of its statement, and of the page, are written (the row after it was parked too)")
+    func refusedRowsParkedAlone() async throws {
+        let (fixture, engine) = try Self.fixture()
+        var rows = (0..<150).map { Self.tag($0, version: Int64($0 + 1)) }
+        rows[70] = Self.tag(70, name: .text("tag 10"), version: 71)   // unique name taken by row 10
+        rows[140] = Self.tag(140, name: .null, version: 141)          // not null
+        let result = try engine.apply(PullResponse(rows: rows, cursor: 150, hasMore: false))
+        #expect(result.applied == 148)
+        #expect(result.parked == 2)
+        let names = try Self.names(fixture)
+        #expect(names.count == 148, "missing: \((0..<150).map { String(format: "t%03d", $0) }.filter { names[$0] == nil })")
+        #expect(names["t070"] == nil && names["t140"] == nil)
+        #expect(names["t069"] == "tag 69" && names["t071"] == "tag 71" && names["t149"] == "tag 149")
+        #expect(try engine.parkedCount() == 2)
+        // Applied rows are the server's: no outbox entry (no echo), their versions recorded.
+        #expect(try fixture.outbox().isEmpty)
+        let versions = try await fixture.database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM swidux_sync_version WHERE tbl = 'tag'")
+        }
+        #expect(versions == 148)
+    }
+
+    @Test("Rows with other columns, and an id twice in a page, are written as a row by row apply would")
+    func shapesAndRepeatedIDs() async throws {
+        let (fixture, engine) = try Self.fixture()
+        var rows: [SyncRow] = []
+        for index in 0..<100 { rows.append(Self.tag(index, version: Int64(index + 1), note: index % 3 == 0)) }
+        // t005 again, later in the page, renamed: the later version wins.
+        rows.append(Self.tag(5, name: .text("renamed"), version: 101))
+        let result = try engine.apply(PullResponse(rows: rows, cursor: 101, hasMore: false))
+        #expect(result.applied == 101)
+        let names = try Self.names(fixture)
+        #expect(names.count == 100)
+        #expect(names["t005"] == "renamed")
+        let notes = try await fixture.database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, note FROM tag ORDER BY id").map { ($0[0] as String, $0[1] as String?) }
+        }
+        #expect(notes.filter { $0.1 != nil }.map(\.0) == (0..<100).filter { $0 % 3 == 0 }.map { String(format: "t%03d", $0) })
+        #expect(try fixture.outbox().isEmpty)
+        let version = try await fixture.database.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT version FROM swidux_sync_version WHERE tbl = 'tag' AND rid = 't005'")
+        }
+        #expect(version == 101)
+    }
+}
