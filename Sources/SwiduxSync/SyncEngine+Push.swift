@@ -73,7 +73,8 @@ extension SyncEngine {
             if !stored.isEmpty { return stored }
             let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(SyncSchema.outbox)") ?? 0
             guard mark > 0 else { return [] }
-            var next = Int64.fromDatabaseValue(try SyncSchema.value("nextMutation", db)) ?? 1
+            let firstID = Int64.fromDatabaseValue(try SyncSchema.value("nextMutation", db)) ?? 1
+            var next = firstID
             var built: [PendingMutation] = []
             var total = 0
             var mutation = WireWriter(), change = WireWriter()
@@ -145,7 +146,8 @@ extension SyncEngine {
                 // Only rows of tables no longer synced or set aside: nothing to send for them.
                 try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ?", arguments: [mark])
             }
-            try SyncSchema.setValue("nextMutation", next, db)
+            // Nothing built (everything left is in flight, say): nothing written.
+            if next != firstID { try SyncSchema.setValue("nextMutation", next, db) }
             return built
         }
     }
