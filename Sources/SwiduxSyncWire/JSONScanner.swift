@@ -128,18 +128,65 @@ public struct JSONScanner {
         return true
     }
 
-    /// Skips any value.
+    /// Skips any value, checked as strictly as reading it, without making its strings or
+    /// numbers (issue 31: a push answer's echoed columns, skipped by the client, cost more
+    /// than the rest of the answer).
     public mutating func skipValue() throws {
         switch peek() {
-        case UInt8(ascii: "{"): try object { scanner, _ in try scanner.skipValue() }
+        case UInt8(ascii: "{"):
+            try expect(UInt8(ascii: "{"))
+            if skip(UInt8(ascii: "}")) { return }
+            repeat {
+                try expect(UInt8(ascii: "\""))
+                try skipString()
+                try expect(UInt8(ascii: ":"))
+                try skipValue()
+            } while skip(UInt8(ascii: ","))
+            try expect(UInt8(ascii: "}"))
         case UInt8(ascii: "["): try array { try $0.skipValue() }
-        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "\""):
+            position += 1
+            try skipString()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
         case nil: throw failure("a value was expected")
-        default: _ = try number()
+        default: try skipNumber()
         }
+    }
+
+    /// Skips the rest of a string (after its quote). ASCII without escapes is checked in
+    /// place; anything else is read by ``string()``.
+    mutating func skipString() throws {
+        let start = position
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            position += 1
+        }
+        position = start - 1
+        _ = try string()
+    }
+
+    /// Skips a number. A plain integer of at most 15 digits is finite and checked in place;
+    /// anything else is read by ``number()``.
+    mutating func skipNumber() throws {
+        let start = position
+        if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let first = position
+        while position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 { position += 1 }
+        let digits = position - first
+        let next = position < bytes.count ? bytes[position] : 0
+        if digits > 0, digits <= 15, digits == 1 || bytes[first] != UInt8(ascii: "0"),
+           next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E") {
+            return
+        }
+        position = start
+        _ = try number()
     }
 
     // MARK: Values

@@ -87,4 +87,38 @@ struct JSONScannerTests {
         #expect(failure(Array("[1,]".utf8)) { try $0.array { _ = try $0.integer() } } != nil)
         #expect(failure(Array(#"{"a" 1}"#.utf8)) { try $0.object { scanner, _ in try scanner.skipValue() } }?.reason == "':' was expected")
     }
+
+    @Test("A skipped value is checked as strictly as a read one: the same documents are refused, at the same offset")
+    func skippingIsStrict() throws {
+        let documents: [[UInt8]] = [
+            Array(#"{"k": "plain", "n": -12, "m": 0}"#.utf8),
+            Array(#"{"k": "é 😀 \"q\" \n \u00e9 \ud83d\ude00", "n": 123456789012345}"#.utf8),
+            Array(#"{"n": 1234567890123456789012, "r": -2.5e-3, "z": 0.0}"#.utf8),
+            Array(#"{"n": 1e999}"#.utf8),                 // not finite
+            Array(#"{"n": 01}"#.utf8),                    // leading zero
+            Array(#"{"n": -}"#.utf8),
+            Array(#"{"n": 1.}"#.utf8),
+            Array(#"{"k": "\x"}"#.utf8),                 // bad escape
+            Array(#"{"k": "\ud800"}"#.utf8),             // lone surrogate
+            Array(#"{"k": "a"#.utf8) + [0x01] + Array(#""}"#.utf8),            // control character
+            Array(#"{"k": "a"#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8),      // invalid UTF-8
+            Array(#"{"a"#.utf8) + [0xFF] + Array(#"": 1}"#.utf8),              // invalid UTF-8 in a key
+            Array(#"{"k": "unfinished}"#.utf8),
+        ]
+        for bytes in documents {
+            let read = failure(bytes) { scanner in
+                try scanner.object { scanner, _ in
+                    switch scanner.peek() {
+                    case UInt8(ascii: "\""): _ = try scanner.string()
+                    default: _ = try scanner.number()
+                    }
+                }
+            }
+            let skipped = failure(bytes) { try $0.skipValue() }
+            #expect(read?.offset == skipped?.offset, "\(String(decoding: bytes, as: UTF8.self))")
+            #expect((read == nil) == (skipped == nil), "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        #expect(failure(Array(#"{"n": 1e999}"#.utf8)) { try $0.skipValue() } != nil)
+        #expect(failure(Array(#"{"k": "é", "n": -12}"#.utf8)) { try $0.skipValue() } == nil)
+    }
 }
