@@ -91,7 +91,9 @@ extension SyncEngine {
                 // The same id twice: the first is written before the second is looked at.
                 if !inBatch.isEmpty, inBatch.contains(key) { try writeBatch() }
                 try staleParked.drop(key, upTo: row.version)
-                if try (lookUpVersions ? self.baseVersion(key, db) : touched[key]?.version) == row.version {
+                // A version this transaction wrote is the row's (recorded versions are written
+                // in batches: not read back before the end of the page).
+                if try (touched[key]?.version ?? (lookUpVersions ? self.baseVersion(key, db) : nil)) == row.version {
                     // Already this version: the echo of this client's own push.
                     continue
                 }

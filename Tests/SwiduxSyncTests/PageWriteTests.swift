@@ -75,4 +75,17 @@ struct PageWriteTests {
         }
         #expect(version == 101)
     }
+
+    @Test("A row twice in a page with the same version is written once, versions looked up or not")
+    func sameVersionTwice() async throws {
+        let (_, engine) = try Self.fixture()
+        // Small pages look up recorded versions once one exists.
+        for (page, lookedUp) in [(0, false), (1, true)] {
+            let base = page * 10
+            let rows = [Self.tag(base + 1, version: Int64(base + 1)), Self.tag(base + 1, version: Int64(base + 1)),
+                        Self.tag(base + 2, version: Int64(base + 2))]
+            let result = try engine.apply(PullResponse(rows: rows, cursor: Int64(base + 2), hasMore: false))
+            #expect(result.applied == 2, "versions looked up: \(lookedUp)")
+        }
+    }
 }
