@@ -22,7 +22,18 @@ import FoundationNetworking
 /// (default 3). `SWIDUX_BENCH_PART=apply` or `scale` runs only one of the two.
 @main
 struct SyncBench {
-    static func main() async throws {
+    /// Any failure (a server executable not built, a cluster that cannot start) is one line
+    /// on standard error and exit status 1, not a crash with a backtrace.
+    static func main() async {
+        do {
+            try await runParts()
+        } catch {
+            FileHandle.standardError.write(Data("swidux-sync-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func runParts() async throws {
         let environment = ProcessInfo.processInfo.environment
         let count = Int(environment["SWIDUX_BENCH_ROWS"] ?? "") ?? 10_000
         let rounds = Int(environment["SWIDUX_BENCH_ROUNDS"] ?? "") ?? 5
@@ -34,6 +45,8 @@ struct SyncBench {
         let pushRows = Int(environment["SWIDUX_BENCH_PUSH_ROWS"] ?? "") ?? 10_000
         let scaleRounds = Int(environment["SWIDUX_BENCH_SCALE_ROUNDS"] ?? "") ?? 3
 
+        // The scale part runs the built server: say so before anything else takes minutes.
+        if part != "apply" { _ = try ServerProcess.executable() }
         let cluster = try await PostgresCluster.start()
         do {
             if part != "scale" { try await run(cluster: cluster, count: count, rounds: rounds, logger: logger) }
