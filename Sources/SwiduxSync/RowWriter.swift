@@ -26,12 +26,6 @@ struct RowWriter {
         let statement: Statement
         /// `INSERT INTO t (id, …) VALUES `, `(?, …)` and ` ON CONFLICT …`.
         let prefix: String, row: String, conflict: String
-        /// The statement for ``rowsPerStatement`` rows, made when first needed.
-        var full: Statement?
-
-        func matches(_ columns: [String: SyncValue]) -> Bool {
-            keys.count == columns.count && keys.allSatisfy { columns[$0] != nil }
-        }
     }
 
     private var localColumns: [String: [String: String]] = [:]
@@ -75,17 +69,21 @@ struct RowWriter {
     /// the same server columns).
     static func canShareStatement(_ row: SyncRow, with other: SyncRow) -> Bool {
         guard !row.deleted, !other.deleted, row.table == other.table else { return false }
-        let columns = row.columns ?? [:], others = other.columns ?? [:]
-        return columns.count == others.count && columns.keys.allSatisfy { others[$0] != nil }
+        return Self.sameKeys((row.columns ?? [:]).keys, other.columns ?? [:])
+    }
+
+    /// Whether `columns` has exactly the names `keys`.
+    private static func sameKeys<Keys: Collection<String>>(_ keys: Keys, _ columns: [String: SyncValue]) -> Bool {
+        keys.count == columns.count && keys.allSatisfy { columns[$0] != nil }
     }
 
     /// Writes live `rows` of `table` sharing their server columns (``canShareStatement(_:with:)``),
-    /// ``rowsPerStatement`` per statement at most; `false` when a constraint refused one of
-    /// a statement's rows: that statement changed nothing, and the rows of the statements
-    /// before it are written. Returns how many rows are written.
+    /// ``rowsPerStatement`` per statement at most. Returns how many rows are written: fewer
+    /// than `rows.count` when a constraint (unique key, not null, check) refused one of a
+    /// statement's rows; that statement changed nothing, the ones before it are written.
     mutating func tryWrite(_ rows: ArraySlice<SyncRow>, table: SyncTable, _ db: Database) throws -> Int {
         guard let first = rows.first else { return 0 }
-        var upsert = try self.upsert(first.columns ?? [:], table: table, db)
+        let upsert = try self.upsert(first.columns ?? [:], table: table, db)
         var written = 0
         var values: [DatabaseValue] = []
         while written < rows.count {
@@ -93,18 +91,10 @@ struct RowWriter {
             values.removeAll(keepingCapacity: true)
             values.reserveCapacity(chunk.count * (upsert.written.count + 1))
             for row in chunk { Self.append(row, upsert, to: &values) }
-            let statement: Statement
-            if chunk.count == Self.rowsPerStatement {
-                if upsert.full == nil {
-                    upsert.full = try db.makeStatement(sql: upsert.prefix + repeatElement(upsert.row, count: chunk.count).joined(separator: ", ") + upsert.conflict)
-                    upserts[table.name] = upsert
-                }
-                statement = upsert.full!
-            } else {
-                statement = try db.makeStatement(sql: upsert.prefix + repeatElement(upsert.row, count: chunk.count).joined(separator: ", ") + upsert.conflict)
-            }
             do {
-                try statement.execute(arguments: StatementArguments(databaseValues: values))
+                // A cached statement that fails leaves GRDB's cache.
+                try SyncEngine.executeMultiRow(upsert.prefix, row: upsert.row, suffix: upsert.conflict,
+                                               rows: chunk.count, full: Self.rowsPerStatement, values, db)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 forgetStatements(of: table)
                 return written
@@ -129,7 +119,7 @@ struct RowWriter {
     }
 
     private mutating func upsert(_ columns: [String: SyncValue], table: SyncTable, _ db: Database) throws -> Upsert {
-        if let last = upserts[table.name], last.matches(columns) { return last }
+        if let last = upserts[table.name], Self.sameKeys(last.keys, columns) { return last }
         let upsert = try makeUpsert(keys: columns.keys.sorted(), table: table, db)
         upserts[table.name] = upsert
         return upsert

@@ -129,12 +129,13 @@ extension SyncEngine {
                 }
                 if try rows.tryWrite(row, table: table, db) {
                     try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
-                    try self.recordVersion(key, row.version, db)
+                    try versions.record(key, row.version, db)
                     order.append(key)
                     touched[key] = row
                     result.applied += 1
                 }
             }
+            try versions.flush(db)
             let resolved = try self.resolveForeignKeys(touched: touched, db)
             result.parked += resolved.parked
             result.applied -= resolved.parked + resolved.orphaned.count

@@ -94,11 +94,6 @@ final class SyncEngine: Sendable {
                           arguments: [key.table, key.id]) ?? false
     }
 
-    func recordVersion(_ key: RowKey, _ version: Int64, _ db: Database) throws {
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(SyncSchema.version) (tbl, rid, version) VALUES (?, ?, ?)")
-            .execute(arguments: StatementArguments(databaseValues: [key.table.databaseValue, key.id, version.databaseValue]))
-    }
-
     /// Whether a version past `cursor` is recorded. A pulled row's version is at most the
     /// cursor stored with it: only this client's acknowledged pushes (and refusals) record
     /// one past it, so a pulled row can be the echo of a version this client already has

@@ -31,6 +31,14 @@ struct PageWriteTests {
         }
     }
 
+    /// The recorded server version of each `tag` row, by id.
+    static func versions(_ fixture: Fixture) async throws -> [String: Int64] {
+        try await fixture.database.writer.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT rid, version FROM swidux_sync_version WHERE tbl = 'tag'")
+                .map { ($0[0] as String, $0[1] as Int64) })
+        }
+    }
+
     @Test("A row a constraint refuses is parked alone: the other rows of its statement, and of the page, are written (the row after it was parked too)")
     func refusedRowsParkedAlone() async throws {
         let (fixture, engine) = try Self.fixture()
@@ -47,10 +55,9 @@ struct PageWriteTests {
         #expect(try engine.parkedCount() == 2)
         // Applied rows are the server's: no outbox entry (no echo), their versions recorded.
         #expect(try fixture.outbox().isEmpty)
-        let versions = try await fixture.database.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM swidux_sync_version WHERE tbl = 'tag'")
-        }
-        #expect(versions == 148)
+        let versions = try await Self.versions(fixture)
+        #expect(versions.count == 148)
+        #expect(versions["t069"] == 70 && versions["t149"] == 150 && versions["t070"] == nil)
     }
 
     @Test("Rows with other columns, and an id twice in a page, are written as a row by row apply would")
@@ -70,10 +77,7 @@ struct PageWriteTests {
         }
         #expect(notes.filter { $0.1 != nil }.map(\.0) == (0..<100).filter { $0 % 3 == 0 }.map { String(format: "t%03d", $0) })
         #expect(try fixture.outbox().isEmpty)
-        let version = try await fixture.database.writer.read { db in
-            try Int64.fetchOne(db, sql: "SELECT version FROM swidux_sync_version WHERE tbl = 'tag' AND rid = 't005'")
-        }
-        #expect(version == 101)
+        #expect(try await Self.versions(fixture)["t005"] == 101)
     }
 
     @Test("A row twice in a page with the same version is written once, versions looked up or not")
