@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import SwiduxSyncWire
 
 /// Reads the current rows a push sends and writes their columns as wire JSON, with one
@@ -22,15 +23,42 @@ struct CurrentRows {
         guard let row = try rows.next() else { return false }
         writer.raw("\"columns\":{")
         var first = true
-        for (member, value) in zip(reader.members, row.databaseValues) {
+        // The row is the statement's current one: its columns are read in place (issue 31:
+        // a `DatabaseValue`, and a `String` for each text, per column was a tenth of a first
+        // push).
+        _ = row
+        let statement = reader.statement.sqliteStatement
+        for (index, member) in reader.members.enumerated() {
             guard let member else { continue }
             if !first { writer.raw(",") }
             first = false
             writer.append(encoded: member)
-            try writer.value(value)
+            try Self.writeColumn(statement, Int32(index), into: &writer)
         }
         writer.raw("},")
         return true
+    }
+
+    /// Column `index` of the statement's current row, as ``WireWriter/value(_:)`` writes it.
+    private static func writeColumn(_ statement: SQLiteStatement, _ index: Int32, into writer: inout WireWriter) throws {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL:
+            writer.raw("null")
+        case SQLITE_INTEGER:
+            writer.integer(sqlite3_column_int64(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let text = sqlite3_column_text(statement, index) else { return writer.raw("\"\"") }
+            let utf8 = UnsafeBufferPointer(start: text, count: count)
+            if utf8.allSatisfy({ $0 < 0x80 }) {
+                writer.string(utf8: utf8)
+            } else {
+                // Not only ASCII: through `String`, which repairs invalid UTF-8 as `SyncValue` does.
+                try writer.value(DatabaseValue(sqliteStatement: statement, index: index))
+            }
+        default:
+            try writer.value(DatabaseValue(sqliteStatement: statement, index: index))
+        }
     }
 
     private mutating func reader(_ table: SyncTable, _ db: Database) throws -> Reader {

@@ -30,6 +30,11 @@ struct WireWriter {
         SyncJSON.appendString(text, to: &bytes)
     }
 
+    /// A JSON string from its UTF-8 bytes (valid UTF-8).
+    mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        SyncJSON.appendString(utf8: utf8, to: &bytes)
+    }
+
     /// A SQLite value in ``SyncValue``'s JSON form (``SyncJSON/append(_:to:)``).
     mutating func value(_ value: DatabaseValue) throws {
         try SyncJSON.append(SyncValue(value), to: &bytes)

@@ -18,8 +18,18 @@ public enum SyncJSON {
     /// SyncJSON.appendString("a\nb", to: &bytes)   // "a\nb", escaped
     /// ```
     public static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        appendString(utf8: string.utf8, to: &bytes)
+    }
+
+    /// ``appendString(_:to:)`` from the UTF-8 bytes of a string (valid UTF-8: they are
+    /// copied as they are but for the escapes).
+    ///
+    /// ```swift
+    /// SyncJSON.appendString(utf8: "tab\t".utf8, to: &bytes)   // "tab\t"
+    /// ```
+    public static func appendString<UTF8Bytes: Sequence<UInt8>>(utf8: UTF8Bytes, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
             case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
