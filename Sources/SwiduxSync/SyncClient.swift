@@ -294,7 +294,13 @@ public actor SyncClient {
                             // The next request: stored mutations after these, else new ones
                             // from the outbox without these rows.
                             let inFlight = try local { try Set(pending.flatMap { try $0.changedKeys() }) }
-                            upcoming = try local { try engine.preparePush(after: pending.map(\.id).max() ?? 0, inFlight: inFlight, unversionedThrough: unversioned) }
+                            // Past the entries they cover, when each is known.
+                            let covered = pending.compactMap(\.covered)
+                            let scanAfter = covered.count == pending.count ? covered.map(\.upperBound).max() ?? 0 : 0
+                            upcoming = try local {
+                                try engine.preparePush(after: pending.map(\.id).max() ?? 0, inFlight: inFlight,
+                                                       unversionedThrough: unversioned, scanAfter: scanAfter)
+                            }
                         }
                         response = try await answer
                     } catch let refusal as CodedRefusal {

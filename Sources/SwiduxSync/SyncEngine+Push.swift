@@ -14,6 +14,12 @@ struct PendingMutation: Sendable, Equatable {
     /// The rows it changes, in order, when it was built by this process (else read from
     /// ``payload``).
     var keys: [RowKey]? = nil
+    /// When it was built by this process: the outbox sequences it covers, every entry between
+    /// them being one of its rows', or of a row of a mutation built before it in the same
+    /// call (or of a table no longer synced). Its acknowledgement then deletes that range
+    /// (issue 31: deleting by row was about a tenth of a first push). A row's entries past
+    /// the range stay, and push it again (its columns already sent; a cut request only).
+    var covered: ClosedRange<Int64>? = nil
 
     static func == (lhs: PendingMutation, rhs: PendingMutation) -> Bool {
         lhs.id == rhs.id && lhs.payload == rhs.payload && lhs.throughSequence == rhs.throughSequence
@@ -66,8 +72,14 @@ extension SyncEngine {
     /// `unversionedThrough` (``unversionedMark()`` when the push began): the rows of outbox
     /// entries up to it have no version, so none is looked up (issue 31: a first push looked
     /// up every row once the first request was acknowledged).
+    ///
+    /// `scanAfter`: the last sequence the mutations in flight cover (``PendingMutation/covered``):
+    /// the entries up to it belong to rows in flight (or were sent already and push their rows
+    /// again), so the outbox is read from after it (issue 31: each request of a first push
+    /// read again the entries of the one in flight). Whatever it leaves is found by the next
+    /// call without it, which a push ends with.
     func preparePush(requestBytes: Int = SyncProtocol.maxBodyBytes / 2, after: Int64 = 0,
-                     inFlight: Set<RowKey> = [], unversionedThrough: Int64 = 0) throws -> [PendingMutation] {
+                     inFlight: Set<RowKey> = [], unversionedThrough: Int64 = 0, scanAfter: Int64 = 0) throws -> [PendingMutation] {
         try writer.write { db in
             let stored = try self.storedPending(db, after: after, limit: requestBytes)
             if !stored.isEmpty { return stored }
@@ -79,6 +91,10 @@ extension SyncEngine {
             var total = 0
             var mutation = WireWriter(), change = WireWriter()
             var keys: [RowKey] = []
+            // The sequences the open mutation covers: from its first entry (or just past the
+            // mutation before) to the last entry read for it (its rows', and others of rows
+            // already in this call's mutations); none once a row in flight is met between.
+            var rangeStart: Int64?, lastSeen: Int64 = 0, rangeBroken = false
             func close() throws {
                 guard !keys.isEmpty else { return }
                 var payload = WireWriter()
@@ -90,7 +106,10 @@ extension SyncEngine {
                 let data = Data(payload.bytes)
                 try db.cachedStatement(sql: "INSERT INTO \(SyncSchema.pending) (id, payload, through_seq) VALUES (?, ?, ?)")
                     .execute(arguments: [next, data, mark])
-                built.append(PendingMutation(id: next, payload: data, throughSequence: mark, keys: keys))
+                built.append(PendingMutation(id: next, payload: data, throughSequence: mark, keys: keys,
+                                             covered: rangeBroken ? nil : rangeStart.map { $0...lastSeen }))
+                rangeStart = lastSeen + 1
+                rangeBroken = false
                 total += data.count + 1
                 next += 1
                 mutation.removeAll()
@@ -101,13 +120,21 @@ extension SyncEngine {
             let anyVersion = try self.anyVersion(db)
             var rows = CurrentRows()
             let operations = try db.cachedStatement(sql: "SELECT op FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
-            let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid, op, seq FROM \(SyncSchema.outbox) WHERE seq <= ? ORDER BY seq", arguments: [mark])
-            var leftInFlight = false
+            let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid, op, seq FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? ORDER BY seq",
+                                              arguments: [scanAfter, mark])
+            // Entries before `scanAfter` are left: some may be of rows in flight.
+            var leftInFlight = scanAfter > 0
             scan: while let entry = try entries.next() {
                 let key = RowKey(table: entry[0], id: entry[1])
-                guard let table = self.tablesByName[key.table], included.insert(key).inserted else { continue }
-                if inFlight.contains(key) {
+                let sequence: Int64 = entry[3]
+                if !inFlight.isEmpty, inFlight.contains(key) {
                     leftInFlight = true
+                    if rangeStart != nil { rangeBroken = true }
+                    continue
+                }
+                if rangeStart == nil { rangeStart = sequence }
+                guard let table = self.tablesByName[key.table], included.insert(key).inserted else {
+                    lastSeen = sequence
                     continue
                 }
                 // A row whose first entry is an insert or a deletion is inserted when it exists
@@ -116,7 +143,6 @@ extension SyncEngine {
                 let first: String = entry[2]
                 var kind = first == "U" ? Self.fold(try String.fetchAll(operations, arguments: [key.table, key.id, mark])) : .delete
                 change.removeAll()
-                let sequence: Int64 = entry[3]
                 change.beginChange(baseVersion: anyVersion && sequence > unversionedThrough ? try self.baseVersion(key, db) : nil)
                 if try rows.writeColumns(of: key, table: table, into: &change, db) {
                     if kind == .delete { kind = .insert }
@@ -129,6 +155,7 @@ extension SyncEngine {
                     // It can never be sent (the server refuses a body this large): set it
                     // aside and report it; the rest keeps syncing.
                     try self.setAside(key, bytes: size, through: mark, db)
+                    lastSeen = sequence
                     continue
                 }
                 if total + mutation.count + size > requestBytes, !(built.isEmpty && keys.isEmpty) {
@@ -140,6 +167,7 @@ extension SyncEngine {
                 if !keys.isEmpty { mutation.raw(",") }
                 mutation.append(change)
                 keys.append(key)
+                lastSeen = sequence
             }
             try close()
             if built.isEmpty, !leftInFlight {
@@ -255,7 +283,12 @@ extension SyncEngine {
                 expected += keys.count
                 result.changes += keys.count
                 result.mutations += 1
-                try self.deleteOutboxEntries(of: keys, through: mutation.throughSequence, db)
+                if let covered = mutation.covered {
+                    try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq BETWEEN ? AND ?")
+                        .execute(arguments: [covered.lowerBound, covered.upperBound])
+                } else {
+                    try self.deleteOutboxEntries(of: keys, through: mutation.throughSequence, db)
+                }
                 if anySetAside {
                     for key in keys { try unset.execute(arguments: [key.table, key.id]) }
                 }

@@ -84,6 +84,77 @@ struct PushPipelineTests {
         #expect(try engine.pendingCount() == 0)
     }
 
+    @Test("Randomized: requests cut small and built while others are in flight, rows changed between every step, acknowledgements deleting the entries they cover — the server ends with every local row, nothing left queued")
+    func pipelineModel() async throws {
+        let rounds = Int(ProcessInfo.processInfo.environment["SWIDUX_PUSH_MODEL_ROUNDS"] ?? "") ?? 12
+        for round in 0..<rounds {
+            let seed = UInt64(round) &* 0x9E37_79B9 &+ 17
+            var random = WireReaderTests.Random(state: seed)
+            let fixture = try Self.fixture()
+            let engine = fixture.engine
+            var server: [String: [String: SyncValue]] = [:]   // "table id" → columns
+            var version: Int64 = 1
+            func applied(_ mutations: [PendingMutation]) throws -> PushResponse {
+                for change in try mutations.flatMap({ try $0.decoded().changes }) {
+                    guard case .text(let id) = change.id else { continue }
+                    server["\(change.table) \(id)"] = change.kind == .delete ? nil : change.columns
+                }
+                return try Self.answer(mutations, from: &version)
+            }
+            // A local change of a random note: new, edited, deleted, or deleted and made again.
+            func change() async throws {
+                let id = String(format: "n%02d", Int.random(in: 0..<80, using: &random))
+                let text = "t\(random.next() % 1000) " + String(repeating: "y", count: Int.random(in: 0..<60, using: &random))
+                let kind = Int.random(in: 0..<4, using: &random)
+                try await fixture.database.writer.write { db in
+                    switch kind {
+                    case 0:
+                        try db.execute(sql: "DELETE FROM note WHERE id = ?", arguments: [id])
+                    case 1:
+                        try db.execute(sql: "DELETE FROM note WHERE id = ?", arguments: [id])
+                        try db.execute(sql: "INSERT INTO note (id, position, folderId, text) VALUES (?, 0, 'f', ?)", arguments: [id, text])
+                    default:
+                        try db.execute(sql: "INSERT INTO note (id, position, folderId, text) VALUES (?, 0, 'f', ?) ON CONFLICT(id) DO UPDATE SET text = excluded.text",
+                                       arguments: [id, text])
+                    }
+                }
+            }
+            // The client's loop (SyncClient.push): one request in flight, the next built meanwhile.
+            let unversioned = try engine.unversionedMark()
+            let bytes = Int.random(in: 600...3000, using: &random)
+            var inFlight = try engine.preparePush(requestBytes: bytes, unversionedThrough: unversioned)
+            var steps = 0
+            while !inFlight.isEmpty, steps < 500 {
+                steps += 1
+                for _ in 0..<Int.random(in: 0...3, using: &random) { try await change() }
+                let covered = inFlight.compactMap(\.covered)
+                let scanAfter = covered.count == inFlight.count ? covered.map(\.upperBound).max() ?? 0 : 0
+                var next = try engine.preparePush(requestBytes: bytes, after: inFlight.map(\.id).max()!, inFlight: try Self.keys(inFlight),
+                                                  unversionedThrough: steps < 20 ? unversioned : 0, scanAfter: scanAfter)
+                for _ in 0..<Int.random(in: 0...2, using: &random) { try await change() }
+                _ = try engine.acknowledge(try applied(inFlight), sent: inFlight)
+                if next.isEmpty { next = try engine.preparePush(requestBytes: bytes, unversionedThrough: 0) }
+                inFlight = next
+            }
+            #expect(inFlight.isEmpty, "seed \(seed): still pushing after \(steps) requests")
+            let local: [String: [String: SyncValue]] = try await fixture.database.writer.read { db in
+                var rows: [String: [String: SyncValue]] = [:]
+                for table in ["folder", "note"] {
+                    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") {
+                        var columns: [String: SyncValue] = [:]
+                        for (name, value) in row where name != "id" { columns[name] = SyncValue(value) }
+                        rows["\(table) \(row["id"] as String)"] = columns
+                    }
+                }
+                return rows
+            }
+            let differing = Set(server.keys).union(local.keys).filter { server[$0] != local[$0] }.sorted()
+            #expect(differing.isEmpty, "seed \(seed): server and file differ on \(differing)")
+            #expect(try fixture.outbox().isEmpty, "seed \(seed)")
+            #expect(try engine.pendingCount() == 0, "seed \(seed)")
+        }
+    }
+
     @Test("When every queued row is in flight, nothing is built and no outbox entry is dropped")
     func everythingInFlight() async throws {
         let fixture = try Self.fixture()
