@@ -278,7 +278,9 @@ public actor SyncClient {
                     pending = prepared
                 } else {
                     try acknowledgeAnswered()
-                    pending = try local { try engine.preparePush(unversionedThrough: unversioned) }
+                    // A first request of a pipeline is small: the server starts applying
+                    // sooner, while the client builds the next, larger one.
+                    pending = try local { try engine.preparePush(requestBytes: SyncProtocol.maxBodyBytes / 16, unversionedThrough: unversioned) }
                 }
                 prepared = nil
                 if pending.isEmpty { break }
