@@ -76,7 +76,8 @@ extension SyncEngine {
             var batch: [SyncRow] = [], batchKeys: [RowKey] = [], inBatch = Set<RowKey>()
             func writeBatch() throws {
                 guard let first = batch.first, let table = self.tablesByName[first.table] else { return }
-                let count = try rows.tryWrite(batch[...], table: table, db)
+                // The server's rows as they are: no outbox entry to write and delete again.
+                let count = try SyncSchema.applying(table.name, db) { try rows.tryWrite(batch[...], table: table, db) }
                 for (index, row) in batch.enumerated() {
                     // Past `count`: the statement a constraint refused wrote nothing; row by row.
                     if index < count { try written(row, batchKeys[index]) } else { try write(row, batchKeys[index], table) }

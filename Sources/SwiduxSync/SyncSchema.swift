@@ -18,7 +18,10 @@ import GRDB
 ///   (reported until the row changes again and is acknowledged).
 ///
 /// `swidux_sync_state` also holds `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
-/// the cursor, versions and client id belong to; absent before the first answer).
+/// the cursor, versions and client id belong to; absent before the first answer), and, only
+/// inside a transaction applying a pulled page, `applying`: the table whose rows the current
+/// statement writes from the server (``applying(_:_:_:)``), for which the insert and update
+/// triggers write no outbox entry.
 enum SyncSchema {
     static let outbox = "swidux_sync_outbox"
     static let state = "swidux_sync_state"
@@ -57,12 +60,20 @@ enum SyncSchema {
             let literal = "'" + table.name.replacingOccurrences(of: "'", with: "''") + "'"
             let id = table.idColumn.quotedDatabaseIdentifier
             let prefix = "swidux_sync_" + table.name
+            // Triggers made before the `applying` condition: made again.
+            for suffix in ["_insert", "_update"] {
+                if let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                                 arguments: [prefix + suffix]), !sql.contains(applyingCondition) {
+                    try db.execute(sql: "DROP TRIGGER \((prefix + suffix).quotedDatabaseIdentifier)")
+                }
+            }
+            let unlessApplying = "WHEN (\(applyingCondition)) IS NOT \(literal)"
             try db.execute(sql: """
-                CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(quoted)
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(quoted) \(unlessApplying)
                 BEGIN
                     INSERT INTO \(outbox) (tbl, rid, op) VALUES (\(literal), NEW.\(id), 'I');
                 END;
-                CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(quoted)
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(quoted) \(unlessApplying)
                 BEGIN
                     INSERT INTO \(outbox) (tbl, rid, op) SELECT \(literal), OLD.\(id), 'D' WHERE OLD.\(id) IS NOT NEW.\(id);
                     INSERT INTO \(outbox) (tbl, rid, op)
@@ -83,13 +94,36 @@ enum SyncSchema {
         }
     }
 
+    /// What the insert and update triggers read: the table being written from the server.
+    static let applyingCondition = "SELECT value FROM \(state) WHERE key = 'applying'"
+
+    /// Runs `body`, which writes rows of `table` as the server has them and nothing else
+    /// (pulled live rows: an upsert neither deletes nor cascades), without outbox entries for
+    /// them (issue 31: a first pull wrote an entry for every row, then deleted it as an echo).
+    /// Inside a write transaction only: no other connection ever sees the mark.
+    static func applying<T>(_ table: String, _ db: Database, _ body: () throws -> T) throws -> T {
+        try setValue("applying", table, db)
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? db.execute(sql: "DELETE FROM \(state) WHERE key = 'applying'")
+            throw error
+        }
+        try db.execute(sql: "DELETE FROM \(state) WHERE key = 'applying'")
+        return result
+    }
+
     /// `true` when the schema and the triggers of `tables` exist (nothing to write).
     static func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
         guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside) else { return false }
         for table in tables {
+            // The insert and update triggers with their `applying` condition.
+            let names = ["_insert", "_update", "_delete"].map { "swidux_sync_" + table.name + $0 }
             let triggers = try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)
-                """, arguments: StatementArguments(["_insert", "_update", "_delete"].map { "swidux_sync_" + table.name + $0 })) ?? 0
+                    AND (name = ? OR instr(sql, ?) > 0)
+                """, arguments: StatementArguments(names + [names[2], applyingCondition])) ?? 0
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
             if triggers != 3 || !known { return false }
         }

@@ -80,6 +80,63 @@ struct PageWriteTests {
         #expect(try await Self.versions(fixture)["t005"] == 101)
     }
 
+    /// The outbox's last sequence ever given, and whether the `applying` mark is left.
+    static func outboxState(_ fixture: Fixture) async throws -> (sequence: Int64, marked: Bool) {
+        try await fixture.database.writer.read { db in
+            (try SyncSchema.lastOutboxSequence(db),
+             try Bool.fetchOne(db, sql: "SELECT 1 FROM swidux_sync_state WHERE key = 'applying'") ?? false)
+        }
+    }
+
+    @Test("Pulled rows written many per statement write no outbox entry at all (none written then deleted), and local changes after the page still do")
+    func pulledRowsWriteNoOutboxEntry() async throws {
+        let (fixture, engine) = try Self.fixture()
+        let before = try await Self.outboxState(fixture)
+        let first = try engine.apply(PullResponse(rows: (0..<300).map { Self.tag($0, version: Int64($0 + 1)) }, cursor: 300, hasMore: false))
+        #expect(first.applied == 300)
+        let clean = try await Self.outboxState(fixture)
+        #expect(clean.sequence == before.sequence && !clean.marked)
+        // A refused row: the rest of its batch is written row by row (entries, removed as echoes).
+        var rows = (300..<600).map { Self.tag($0, version: Int64($0 + 1)) }
+        rows[100] = Self.tag(400, name: .text("tag 7"), version: 401)
+        let second = try engine.apply(PullResponse(rows: rows, cursor: 600, hasMore: false))
+        #expect(second.applied == 299 && second.parked == 1)
+        let after = try await Self.outboxState(fixture)
+        #expect(!after.marked)
+        #expect(after.sequence - clean.sequence < 4 * 64)
+        #expect(try fixture.outbox().isEmpty)
+        try await fixture.database.writer.write { db in
+            try db.execute(sql: "UPDATE tag SET note = 'local' WHERE id = 't005'")
+            try db.execute(sql: "INSERT INTO tag (id, name) VALUES ('local', 'local tag')")
+        }
+        #expect(try fixture.outbox() == ["tag t005 U", "tag local I"])
+    }
+
+    @Test("A file whose sync triggers predate the applying mark gets them made again, and keeps its queued entries")
+    func oldTriggersUpgraded() async throws {
+        let (fixture, _) = try Self.fixture()
+        try await fixture.database.writer.write { db in
+            // The triggers as an earlier version made them.
+            for (suffix, body) in [("insert", "INSERT INTO swidux_sync_outbox (tbl, rid, op) VALUES ('tag', NEW.id, 'I');"),
+                                   ("update", "INSERT INTO swidux_sync_outbox (tbl, rid, op) VALUES ('tag', NEW.id, 'U');")] {
+                try db.execute(sql: "DROP TRIGGER swidux_sync_tag_\(suffix)")
+                try db.execute(sql: "CREATE TRIGGER swidux_sync_tag_\(suffix) AFTER \(suffix.uppercased()) ON tag BEGIN \(body) END")
+            }
+            try db.execute(sql: "INSERT INTO tag (id, name) VALUES ('old', 'queued before')")
+            #expect(try !SyncSchema.isInstalled(in: db, tables: [SyncTable(name: "tag")]))
+        }
+        let engine = try SyncEngine(writer: fixture.database.writer, tables: [SyncTable(name: "tag")])
+        try await fixture.database.writer.read { db in
+            #expect(try SyncSchema.isInstalled(in: db, tables: [SyncTable(name: "tag")]))
+            let triggers = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'swidux_sync_tag_%'")
+            #expect(triggers.count == 3)
+            #expect(triggers.filter { $0.contains(SyncSchema.applyingCondition) }.count == 2)
+        }
+        #expect(try fixture.outbox().contains("tag old I"))
+        _ = try engine.apply(PullResponse(rows: (0..<10).map { Self.tag($0, version: Int64($0 + 1)) }, cursor: 10, hasMore: false))
+        #expect(try fixture.outbox() == ["tag old I"])
+    }
+
     @Test("A row twice in a page with the same version is written once, versions looked up or not")
     func sameVersionTwice() async throws {
         let (_, engine) = try Self.fixture()
