@@ -100,7 +100,9 @@ enum SyncSchema {
     /// Runs `body`, which writes rows of `table` as the server has them and nothing else
     /// (pulled live rows: an upsert neither deletes nor cascades), without outbox entries for
     /// them (issue 31: a first pull wrote an entry for every row, then deleted it as an echo).
-    /// Inside a write transaction only: no other connection ever sees the mark.
+    /// Inside a write transaction only: no other connection ever sees the mark. (A trigger of
+    /// the app's own that writes other rows of `table` while `body` runs would not queue them
+    /// either; triggers on other tables are not affected.)
     static func applying<T>(_ table: String, _ db: Database, _ body: () throws -> T) throws -> T {
         try setValue("applying", table, db)
         let result: T
