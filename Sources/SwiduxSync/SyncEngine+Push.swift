@@ -92,9 +92,10 @@ extension SyncEngine {
             var mutation = WireWriter(), change = WireWriter()
             var keys: [RowKey] = []
             // The sequences the open mutation covers: from its first entry (or just past the
-            // mutation before) to the last entry read for it (its rows', and others of rows
-            // already in this call's mutations); none once a row in flight is met between.
-            var rangeStart: Int64?, lastSeen: Int64 = 0, rangeBroken = false
+            // mutation before, and past any row in flight met since) to the last entry read for
+            // it (its rows', and others of rows already in this call's mutations); none once a
+            // row in flight is met in between.
+            var rangeStart: Int64?, lastSeen: Int64 = 0, lastInFlight: Int64 = 0, rangeBroken = false
             func close() throws {
                 guard !keys.isEmpty else { return }
                 var payload = WireWriter()
@@ -108,7 +109,8 @@ extension SyncEngine {
                     .execute(arguments: [next, data, mark])
                 built.append(PendingMutation(id: next, payload: data, throughSequence: mark, keys: keys,
                                              covered: rangeBroken ? nil : rangeStart.map { $0...lastSeen }))
-                rangeStart = lastSeen + 1
+                // An entry of a row in flight after the last one read is the next range's: left out.
+                rangeStart = max(lastSeen, lastInFlight) + 1
                 rangeBroken = false
                 total += data.count + 1
                 next += 1
@@ -129,6 +131,7 @@ extension SyncEngine {
                 let sequence: Int64 = entry[3]
                 if !inFlight.isEmpty, inFlight.contains(key) {
                     leftInFlight = true
+                    lastInFlight = sequence
                     if rangeStart != nil { rangeBroken = true }
                     continue
                 }

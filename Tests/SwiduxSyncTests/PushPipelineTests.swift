@@ -10,8 +10,8 @@ import Testing
 @Suite("Push pipeline")
 struct PushPipelineTests {
     /// A folder and 60 notes, never synced.
-    static func fixture() throws -> Fixture {
-        try Fixture(mutationBytes: 400, before: { database in
+    static func fixture(mutationBytes: Int = 400) throws -> Fixture {
+        try Fixture(mutationBytes: mutationBytes, before: { database in
             try database.writer.write { db in
                 try db.execute(sql: "INSERT INTO folder (id, position, name) VALUES ('f', 0, 'F')")
                 for index in 0..<60 {
@@ -86,11 +86,14 @@ struct PushPipelineTests {
 
     @Test("Randomized: requests cut small and built while others are in flight, rows changed between every step, acknowledgements deleting the entries they cover — the server ends with every local row, nothing left queued")
     func pipelineModel() async throws {
-        let rounds = Int(ProcessInfo.processInfo.environment["SWIDUX_PUSH_MODEL_ROUNDS"] ?? "") ?? 12
+        let rounds = Int(ProcessInfo.processInfo.environment["SWIDUX_PUSH_MODEL_ROUNDS"] ?? "") ?? 8
         for round in 0..<rounds {
             let seed = UInt64(round) &* 0x9E37_79B9 &+ 17
             var random = WireReaderTests.Random(state: seed)
-            let fixture = try Self.fixture()
+            // Mutations of one change (1 byte) to several: a mutation closes right after a row in flight.
+            let fixture = try Self.fixture(mutationBytes: [1, 200, 1, 1000][round % 4])
+            // Few ids in some rounds: rows in flight change again often.
+            let ids = round % 3 == 0 ? 80 : 16
             let engine = fixture.engine
             var server: [String: [String: SyncValue]] = [:]   // "table id" → columns
             var version: Int64 = 1
@@ -103,7 +106,7 @@ struct PushPipelineTests {
             }
             // A local change of a random note: new, edited, deleted, or deleted and made again.
             func change() async throws {
-                let id = String(format: "n%02d", Int.random(in: 0..<80, using: &random))
+                let id = String(format: "n%02d", Int.random(in: 0..<ids, using: &random))
                 let text = "t\(random.next() % 1000) " + String(repeating: "y", count: Int.random(in: 0..<60, using: &random))
                 let kind = Int.random(in: 0..<4, using: &random)
                 try await fixture.database.writer.write { db in
@@ -119,40 +122,98 @@ struct PushPipelineTests {
                     }
                 }
             }
+            func localRows() async throws -> [String: [String: SyncValue]] {
+                try await fixture.database.writer.read { db in
+                    var rows: [String: [String: SyncValue]] = [:]
+                    for table in ["folder", "note"] {
+                        for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") {
+                            var columns: [String: SyncValue] = [:]
+                            for (name, value) in row where name != "id" { columns[name] = SyncValue(value) }
+                            rows["\(table) \(row["id"] as String)"] = columns
+                        }
+                    }
+                    return rows
+                }
+            }
+            // No change lost at any step: a row the server does not hold as the file does is
+            // queued, or goes in a mutation built and not acknowledged yet with what the file holds.
+            func checkNothingLost(_ unacknowledged: [PendingMutation]) async throws {
+                let local = try await localRows()
+                let queued = Set(try fixture.outbox().map { $0.split(separator: " ").prefix(2).joined(separator: " ") })
+                var sending: [String: [String: SyncValue]?] = [:]
+                for change in try unacknowledged.flatMap({ try $0.decoded().changes }) {
+                    guard case .text(let id) = change.id else { continue }
+                    sending["\(change.table) \(id)"] = change.kind == .delete ? .some(nil) : .some(change.columns)
+                }
+                for key in Set(server.keys).union(local.keys) where server[key] != local[key] {
+                    let sent = sending[key].map { $0 == local[key] } ?? false
+                    #expect(queued.contains(key) || sent, "seed \(seed), step \(steps): \(key) differs from the server, and is neither queued nor being sent")
+                }
+            }
             // The client's loop (SyncClient.push): one request in flight, the next built meanwhile.
             let unversioned = try engine.unversionedMark()
             let bytes = Int.random(in: 600...3000, using: &random)
-            var inFlight = try engine.preparePush(requestBytes: bytes, unversionedThrough: unversioned)
             var steps = 0
-            while !inFlight.isEmpty, steps < 500 {
+            var inFlight = try engine.preparePush(requestBytes: bytes, unversionedThrough: unversioned)
+            while steps < 500 {
                 steps += 1
-                for _ in 0..<Int.random(in: 0...3, using: &random) { try await change() }
+                // Rows change during the first 40 steps, then the push drains.
+                let changing = steps <= 40
+                if changing { for _ in 0..<Int.random(in: 0...5, using: &random) { try await change() } }
+                if inFlight.isEmpty {
+                    if !changing { break }
+                    inFlight = try engine.preparePush(requestBytes: bytes, unversionedThrough: 0)
+                    continue
+                }
                 let covered = inFlight.compactMap(\.covered)
                 let scanAfter = covered.count == inFlight.count ? covered.map(\.upperBound).max() ?? 0 : 0
                 var next = try engine.preparePush(requestBytes: bytes, after: inFlight.map(\.id).max()!, inFlight: try Self.keys(inFlight),
                                                   unversionedThrough: steps < 20 ? unversioned : 0, scanAfter: scanAfter)
-                for _ in 0..<Int.random(in: 0...2, using: &random) { try await change() }
+                if changing { for _ in 0..<Int.random(in: 0...3, using: &random) { try await change() } }
                 _ = try engine.acknowledge(try applied(inFlight), sent: inFlight)
                 if next.isEmpty { next = try engine.preparePush(requestBytes: bytes, unversionedThrough: 0) }
                 inFlight = next
+                try await checkNothingLost(inFlight)
             }
             #expect(inFlight.isEmpty, "seed \(seed): still pushing after \(steps) requests")
-            let local: [String: [String: SyncValue]] = try await fixture.database.writer.read { db in
-                var rows: [String: [String: SyncValue]] = [:]
-                for table in ["folder", "note"] {
-                    for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") {
-                        var columns: [String: SyncValue] = [:]
-                        for (name, value) in row where name != "id" { columns[name] = SyncValue(value) }
-                        rows["\(table) \(row["id"] as String)"] = columns
-                    }
-                }
-                return rows
-            }
+            let local = try await localRows()
             let differing = Set(server.keys).union(local.keys).filter { server[$0] != local[$0] }.sorted()
             #expect(differing.isEmpty, "seed \(seed): server and file differ on \(differing)")
             #expect(try fixture.outbox().isEmpty, "seed \(seed)")
             #expect(try engine.pendingCount() == 0, "seed \(seed)")
         }
+    }
+
+    @Test("A row in flight changed again between two rows of the next request keeps its entry: no mutation's range covers it")
+    func rowInFlightBetweenMutations() async throws {
+        let fixture = try Self.fixture(mutationBytes: 1)   // one change per mutation
+        let engine = fixture.engine
+        var version: Int64 = 1
+        let all = try engine.preparePush()
+        _ = try engine.acknowledge(try Self.answer(all, from: &version), sent: all)
+        #expect(try fixture.outbox().isEmpty)
+        func update(_ id: String) async throws {
+            try await fixture.database.writer.write { db in
+                try db.execute(sql: "UPDATE note SET text = text || '+' WHERE id = ?", arguments: [id])
+            }
+        }
+        try await update("n10")
+        let first = try engine.preparePush()
+        #expect(try Self.keys(first).count == 1)
+        // n10 is in flight; n20, n10 again and n30 change, in that order.
+        try await update("n20")
+        try await update("n10")
+        try await update("n30")
+        let covered = first.compactMap(\.covered)
+        let second = try engine.preparePush(after: first.map(\.id).max()!, inFlight: try Self.keys(first),
+                                            scanAfter: covered.map(\.upperBound).max() ?? 0)
+        #expect(try second.flatMap { try $0.changedKeys() }.map { $0.id.description } == ["\"n20\"", "\"n30\""])
+        _ = try engine.acknowledge(try Self.answer(first, from: &version), sent: first)
+        _ = try engine.acknowledge(try Self.answer(second, from: &version), sent: second)
+        // n10's second change is still queued, and goes next.
+        #expect(try fixture.outbox() == ["note n10 U"])
+        let third = try engine.preparePush()
+        #expect(try third.flatMap { try $0.decoded().changes }.map(\.id) == [.text("n10")])
     }
 
     @Test("When every queued row is in flight, nothing is built and no outbox entry is dropped")
