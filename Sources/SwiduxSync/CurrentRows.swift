@@ -20,13 +20,12 @@ struct CurrentRows {
     mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter, _ db: Database) throws -> Bool {
         let reader = try self.reader(table, db)
         let rows = try Row.fetchCursor(reader.statement, arguments: StatementArguments(databaseValues: [key.id]))
-        guard let row = try rows.next() else { return false }
+        guard try rows.next() != nil else { return false }
         writer.raw("\"columns\":{")
         var first = true
         // The row is the statement's current one: its columns are read in place (issue 31:
         // a `DatabaseValue`, and a `String` for each text, per column was a tenth of a first
         // push).
-        _ = row
         let statement = reader.statement.sqliteStatement
         for (index, member) in reader.members.enumerated() {
             guard let member else { continue }

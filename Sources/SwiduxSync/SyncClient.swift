@@ -296,12 +296,9 @@ public actor SyncClient {
                             // The next request: stored mutations after these, else new ones
                             // from the outbox without these rows.
                             let inFlight = try local { try Set(pending.flatMap { try $0.changedKeys() }) }
-                            // Past the entries they cover, when each is known.
-                            let covered = pending.compactMap(\.covered)
-                            let scanAfter = covered.count == pending.count ? covered.map(\.upperBound).max() ?? 0 : 0
                             upcoming = try local {
                                 try engine.preparePush(after: pending.map(\.id).max() ?? 0, inFlight: inFlight,
-                                                       unversionedThrough: unversioned, scanAfter: scanAfter)
+                                                       unversionedThrough: unversioned, scanAfter: SyncEngine.scanAfter(pending))
                             }
                         }
                         response = try await answer

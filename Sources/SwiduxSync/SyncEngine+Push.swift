@@ -183,6 +183,14 @@ extension SyncEngine {
         }
     }
 
+    /// The `scanAfter` of ``preparePush(requestBytes:after:inFlight:unversionedThrough:scanAfter:)``
+    /// while `inFlight` is sent: the last sequence they cover, when each covers a known range
+    /// (``PendingMutation/covered``), else 0 (the whole outbox is read).
+    static func scanAfter(_ inFlight: [PendingMutation]) -> Int64 {
+        let covered = inFlight.compactMap(\.covered)
+        return covered.count == inFlight.count ? covered.map(\.upperBound).max() ?? 0 : 0
+    }
+
     /// The last outbox sequence when no version is recorded and no mutation is stored (a file
     /// never synced, or rebased), else 0. Until the push that reads it ends, the rows of
     /// entries up to it still have no version: one acknowledged meanwhile was in a mutation

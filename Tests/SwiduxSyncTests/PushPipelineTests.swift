@@ -165,10 +165,8 @@ struct PushPipelineTests {
                     inFlight = try engine.preparePush(requestBytes: bytes, unversionedThrough: 0)
                     continue
                 }
-                let covered = inFlight.compactMap(\.covered)
-                let scanAfter = covered.count == inFlight.count ? covered.map(\.upperBound).max() ?? 0 : 0
                 var next = try engine.preparePush(requestBytes: bytes, after: inFlight.map(\.id).max()!, inFlight: try Self.keys(inFlight),
-                                                  unversionedThrough: steps < 20 ? unversioned : 0, scanAfter: scanAfter)
+                                                  unversionedThrough: steps < 20 ? unversioned : 0, scanAfter: SyncEngine.scanAfter(inFlight))
                 if changing { for _ in 0..<Int.random(in: 0...3, using: &random) { try await change() } }
                 _ = try engine.acknowledge(try applied(inFlight), sent: inFlight)
                 if next.isEmpty { next = try engine.preparePush(requestBytes: bytes, unversionedThrough: 0) }
@@ -204,9 +202,8 @@ struct PushPipelineTests {
         try await update("n20")
         try await update("n10")
         try await update("n30")
-        let covered = first.compactMap(\.covered)
         let second = try engine.preparePush(after: first.map(\.id).max()!, inFlight: try Self.keys(first),
-                                            scanAfter: covered.map(\.upperBound).max() ?? 0)
+                                            scanAfter: SyncEngine.scanAfter(first))
         #expect(try second.flatMap { try $0.changedKeys() }.map { $0.id.description } == ["\"n20\"", "\"n30\""])
         _ = try engine.acknowledge(try Self.answer(first, from: &version), sent: first)
         _ = try engine.acknowledge(try Self.answer(second, from: &version), sent: second)
