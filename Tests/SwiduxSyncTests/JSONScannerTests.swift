@@ -121,4 +121,28 @@ struct JSONScannerTests {
         #expect(failure(Array(#"{"n": 1e999}"#.utf8)) { try $0.skipValue() } != nil)
         #expect(failure(Array(#"{"k": "é", "n": -12}"#.utf8)) { try $0.skipValue() } == nil)
     }
+
+    @Test("A sync value is appended exactly as SyncJSON writes it, copied when it already has that form")
+    func syncValueAppended() throws {
+        let cases: [(String, SyncValue)] = [
+            ("null", .null), ("-0", .integer(0)), ("0", .integer(0)), (" -42 ", .integer(-42)),
+            ("9223372036854775807", .integer(.max)), (#""plain""#, .text("plain")), (#""é😀""#, .text("é😀")),
+            (#""caf\u00e9\/\n""#, .text("café/\n")), (#""\u0001\"""#, .text("\u{1}\"")),
+            (#"{ "real" : 5e-1 }"#, .real(0.5)), (#"{"real":-0.0}"#, .real(-0.0)), (#"{"blob":"AAE="}"#, .blob(Data([0, 1]))),
+        ]
+        for (text, value) in cases {
+            var appended: [UInt8] = []
+            try scan(text) { try $0.syncValue(appendingTo: &appended) }
+            var written: [UInt8] = []
+            try SyncJSON.append(value, to: &written)
+            #expect(appended == written, "\(text)")
+            #expect(try scan(text) { try $0.syncValue() } == value, "\(text)")
+        }
+        for bad in ["true", "1.5", "01", #"{"real":1,"blob":""}"#, #"{"text":"a"}"#, "{}", #"{"blob":"not base64"}"#, #"{"real":1e999}"#, ""] {
+            #expect(failure(Array(bad.utf8)) { var bytes: [UInt8] = []; try $0.syncValue(appendingTo: &bytes) } != nil, "\(bad)")
+            #expect(failure(Array(bad.utf8)) { _ = try $0.syncValue() } != nil, "\(bad)")
+        }
+        // Invalid UTF-8 inside a string without escapes is refused, not copied.
+        #expect(failure([0x22, 0x61, 0xC3, 0x22]) { var bytes: [UInt8] = []; try $0.syncValue(appendingTo: &bytes) } != nil)
+    }
 }

@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 import SwiduxSyncWire
 
-/// Applies a ``PushRequest`` to one space, in one PostgreSQL transaction.
+/// Applies a push (``ReceivedPush``) to one space, in one PostgreSQL transaction.
 ///
 /// Under a per-space advisory lock (so that versions in a space are assigned in commit
 /// order and a pull never passes a version committed later), it answers the mutations the
@@ -53,7 +53,7 @@ enum Push {
         let rid: String
     }
 
-    static func apply(_ request: PushRequest, space: Int64, database: Database, logger: Logger) async throws -> PushAnswer {
+    static func apply(_ request: ReceivedPush, space: Int64, database: Database, logger: Logger) async throws -> PushAnswer {
         let mutations = try validate(request)
         let tables = Array(Set(mutations.flatMap { $0.changes.map(\.table) })).sorted()
         return try await database.transaction { connection in
@@ -140,7 +140,7 @@ enum Push {
     }
 
     /// Checks the request's shape (400 with the reason) and encodes every change.
-    private static func validate(_ request: PushRequest) throws -> [PreparedMutation] {
+    private static func validate(_ request: ReceivedPush) throws -> [PreparedMutation] {
         guard !request.clientID.isEmpty, request.clientID.utf8.count <= 200 else {
             throw RequestFailure.badRequest("invalid clientID: it must have 1 to 200 bytes")
         }
@@ -169,10 +169,10 @@ enum Push {
                 }
                 var columnsJSON = ""
                 if change.kind != .delete {
-                    guard let columns = change.columns else {
+                    guard let columns = change.columnsJSON else {
                         throw RequestFailure.badRequest("the \(change.kind.rawValue) of \(change.table) \(rid) in mutation \(mutation.id) has no columns")
                     }
-                    columnsJSON = try encode(what: "columns of \(change.table) \(rid)") { try WireJSON.text(columns) }
+                    columnsJSON = columns
                 }
                 return Prepared(table: change.table, kind: change.kind, baseVersion: change.baseVersion, rid: rid,
                                 idJSON: try encode(what: "id of \(change.table)") { try WireJSON.text(change.id) },

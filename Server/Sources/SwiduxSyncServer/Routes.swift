@@ -44,7 +44,7 @@ struct Routes: Sendable {
         let space = try await authenticate(request)
         let buffer = try await collect(request)
         // The hand-written reader first; `JSONDecoder` for what it does not read (and its errors).
-        let body = try PushBody.decode(buffer) ?? decode(PushRequest.self, from: buffer)
+        let body = try PushBody.decode(buffer) ?? ReceivedPush(decode(PushRequest.self, from: buffer))
         let own = scope(of: space)
         if let claimed = body.scope, claimed != own {
             throw RequestFailure.conflict(.scopeChanged, "the push's scope \(claimed) is not this server's \(own) (another space's token, or a replaced server database): sync as for the first time")
