@@ -26,7 +26,9 @@ enum ScaleBench {
         var small: [Duration] = [], smallRaw: [Duration] = []
         var large: [Duration] = [], largeRaw: [Duration] = []
         var pull: [Duration] = [], pullRaw: [Duration] = []
-        var peakPush: Int?, peakPull: Int?
+        var peakPush = 0.0, peakPull = 0.0
+        /// The server's CPU seconds during the large push and during the pull, per round.
+        var cpuPush: [Double] = [], cpuPull: [Double] = []
     }
 
     static func run(cluster: PostgresCluster, rows: Int, pushRows: Int, rounds: Int, logger: Logger) async throws {
@@ -61,7 +63,7 @@ enum ScaleBench {
             """, logger: logger)
         try await client.query("CREATE INDEX raw_rows_space_version ON raw_rows (space, version)", logger: logger)
         try await client.query("CREATE SEQUENCE raw_version", logger: logger)
-        print("server process \(pid): RSS after start \(ProcessMemory.mib(ProcessMemory.currentKiB(pid: pid)))")
+        print("server process \(pid): RSS after start \(mib(ProcessUsage.read(pid: pid)?.residentMiB))")
 
         var figures = Figures()
         var mutation: Int64 = 0
@@ -86,13 +88,15 @@ enum ScaleBench {
                         answers.append(try await BenchHTTP.send(session, base, "POST", SyncProtocol.pushPath, token, body, expect: 200))
                     }
                     smallTime = clock.now - started
-                    ProcessMemory.resetPeak(pid: pid)
+                    ProcessUsage.resetPeak(pid: pid)
+                    let cpu = cpuSeconds(pid)
                     started = clock.now
                     for body in largeBodies {
                         answers.append(try await BenchHTTP.send(session, base, "POST", SyncProtocol.pushPath, token, body, expect: 200))
                     }
                     largeTime = clock.now - started
-                    figures.peakPush = max(figures.peakPush ?? 0, ProcessMemory.peakKiB(pid: pid) ?? 0)
+                    if round > 0 { figures.cpuPush.append(cpuSeconds(pid) - cpu) }
+                    figures.peakPush = max(figures.peakPush, ProcessUsage.read(pid: pid)?.peakMiB ?? 0)
                 } else {
                     smallRawTime = try await rawInsert(smallRaw, client: client, tag: "r\(round)", logger: logger)
                     largeRawTime = try await rawInsert(largeRaw, client: client, tag: "r\(round)", logger: logger)
@@ -112,11 +116,13 @@ enum ScaleBench {
             var pullTime = Duration.zero, pullRawTime = Duration.zero
             for serverFirst in round % 2 == 0 ? [false, true] : [true, false] {
                 if serverFirst {
-                    ProcessMemory.resetPeak(pid: pid)
+                    ProcessUsage.resetPeak(pid: pid)
+                    let cpu = cpuSeconds(pid)
                     let (time, count) = try await pullAll(session: session, base: base, token: token, after: after)
                     guard count == rows else { throw BenchFailure("pulled \(count) rows, expected \(rows)") }
                     pullTime = time
-                    figures.peakPull = max(figures.peakPull ?? 0, ProcessMemory.peakKiB(pid: pid) ?? 0)
+                    if round > 0 { figures.cpuPull.append(cpuSeconds(pid) - cpu) }
+                    figures.peakPull = max(figures.peakPull, ProcessUsage.read(pid: pid)?.peakMiB ?? 0)
                 } else {
                     let (time, count) = try await rawPull(client: client, after: after, logger: logger)
                     guard count == rows else { throw BenchFailure("raw read \(count) rows, expected \(rows)") }
@@ -146,9 +152,22 @@ enum ScaleBench {
             \(line("push 20 × 1,000 rows", 20_000, figures.small, figures.smallRaw, target: "≥ 100,000"))
             \(line("push \(rows) rows, \(pushRows) a push", rows, figures.large, figures.largeRaw, target: "≥ 100,000"))
             \(line("pull \(rows) rows, pages of 10,000", rows, figures.pull, figures.pullRaw, target: "≥ 200,000"))
-              server peak RSS (VmHWM, reset before each phase): during the \(rows)-row push \(ProcessMemory.mib(figures.peakPush)), \
-            during the full pull \(ProcessMemory.mib(figures.peakPull))
+              server peak RSS (VmHWM, reset before each phase): during the \(rows)-row push \(mib(figures.peakPush)), \
+            during the full pull \(mib(figures.peakPull))
+              server CPU (user + system, median): during the \(rows)-row push \(cpu(figures.cpuPush, rows)), \
+            during the full pull \(cpu(figures.cpuPull, rows))
             """)
+    }
+
+    private static func mib(_ value: Double?) -> String { value.map { String(format: "%.1f MiB", $0) } ?? "n/a" }
+
+    private static func cpuSeconds(_ pid: Int32) -> Double { ProcessUsage.read(pid: pid)?.cpuSeconds ?? 0 }
+
+    /// The median of `seconds`, and per row.
+    private static func cpu(_ seconds: [Double], _ rows: Int) -> String {
+        guard !seconds.isEmpty else { return "n/a" }
+        let median = seconds.sorted()[seconds.count / 2]
+        return String(format: "%.2f s (%.1f µs a row)", median, median * 1e6 / Double(rows))
     }
 
     static func changes(round: Int, prefix: String, count: Int) -> [SyncChange] {

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 
 extension LoadRun {
     /// Prints the run's figures against the targets; true when a target was missed or anything failed.

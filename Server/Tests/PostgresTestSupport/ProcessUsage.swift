@@ -1,19 +1,31 @@
 import Foundation
 
-/// A process's memory and CPU, read from `/proc/<pid>/status` and `/proc/<pid>/stat` (Linux).
+/// A process's memory and CPU, read from `/proc/<pid>/status` and `/proc/<pid>/stat` (Linux),
+/// for the benchmarks and the load tool.
 ///
 /// ```swift
-/// let usage = ProcessUsage.read(pid: server.child.pid)   // usage?.peakMiB: VmHWM
+/// ProcessUsage.resetPeak(pid: pid)
+/// let usage = ProcessUsage.read(pid: server.child.pid)   // usage?.peakMiB: VmHWM since the reset
 /// ```
-struct ProcessUsage: Sendable {
+public struct ProcessUsage: Sendable {
     /// VmRSS: resident now, in MiB.
-    var residentMiB: Double
-    /// VmHWM: the peak resident size so far, in MiB.
-    var peakMiB: Double
+    public var residentMiB: Double
+    /// VmHWM: the peak resident size so far (or since ``resetPeak(pid:)``), in MiB.
+    public var peakMiB: Double
     /// User + system CPU seconds so far.
-    var cpuSeconds: Double
+    public var cpuSeconds: Double
 
-    static func read(pid: Int32) -> ProcessUsage? {
+    /// Makes the peak (VmHWM) start again from the current resident size (writes 5 to
+    /// `/proc/<pid>/clear_refs`).
+    public static func resetPeak(pid: Int32) {
+        let descriptor = open("/proc/\(pid)/clear_refs", O_WRONLY)
+        guard descriptor >= 0 else { return }
+        _ = write(descriptor, "5", 1)
+        close(descriptor)
+    }
+
+    /// The figures of `pid`; `nil` where `/proc` is not there (or the process is gone).
+    public static func read(pid: Int32) -> ProcessUsage? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         func kib(_ field: String) -> Double {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
