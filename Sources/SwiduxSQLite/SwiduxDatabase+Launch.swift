@@ -78,21 +78,10 @@ extension SwiduxDatabase {
         logger: Logger = Logger(label: "swidux.persistence"),
         retry: RetryPolicy = .default
     ) async throws -> PersistenceMiddleware<State> {
-        var seen = Set<String>()
-        for store in stores {
-            precondition(seen.insert(store.tableName).inserted,
-                         "SwiduxDatabase.persistence: the table \(store.tableName) is listed twice")
-        }
+        Self.checkDistinctTables(stores)
         let fetches = stores.map(\.mapping.fetch)
         let fetched = try await hydrateOffMainActor { db in try fetches.map { try $0(db) } }
-        for (store, value) in zip(stores, fetched) { store.mapping.assign(value, to: &state) }
-        return PersistenceMiddleware(
-            writers: stores.map { $0.mapping.writer(on: self) },
-            debounce: debounce,
-            clock: clock,
-            logger: logger,
-            retry: retry
-        )
+        return makePersistence(assigning: fetched, to: &state, stores, debounce: debounce, clock: clock, logger: logger, retry: retry)
     }
 }
 

@@ -51,14 +51,28 @@ extension SwiduxDatabase {
         logger: Logger = Logger(label: "swidux.persistence"),
         retry: RetryPolicy = .default
     ) throws -> PersistenceMiddleware<State> {
+        Self.checkDistinctTables(stores)
+        let fetches = stores.map(\.mapping.fetch)
+        // Notes the change-journal position too, for `store.follow(database)`.
+        let fetched: [any Sendable] = try hydrate { db in try fetches.map { try $0(db) } }
+        return makePersistence(assigning: fetched, to: &state, stores, debounce: debounce, clock: clock, logger: logger, retry: retry)
+    }
+
+    /// Stops on a table listed twice (two writers would race for its rows).
+    static func checkDistinctTables<State>(_ stores: [PersistedEntities<State>]) {
         var seen = Set<String>()
         for store in stores {
             precondition(seen.insert(store.tableName).inserted,
                          "SwiduxDatabase.persistence: the table \(store.tableName) is listed twice")
         }
-        let fetches = stores.map(\.mapping.fetch)
-        // Notes the change-journal position too, for `store.follow(database)`.
-        let fetched: [any Sendable] = try hydrate { db in try fetches.map { try $0(db) } }
+    }
+
+    /// Assigns each store's hydrated value to `state`, then makes the middleware of their writers.
+    @MainActor
+    func makePersistence<State>(
+        assigning fetched: [any Sendable], to state: inout State, _ stores: [PersistedEntities<State>],
+        debounce: Duration, clock: any Clock<Duration>, logger: Logger, retry: RetryPolicy
+    ) -> PersistenceMiddleware<State> {
         for (store, value) in zip(stores, fetched) { store.mapping.assign(value, to: &state) }
         return PersistenceMiddleware(
             writers: stores.map { $0.mapping.writer(on: self) },
