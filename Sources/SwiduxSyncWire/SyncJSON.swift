@@ -29,20 +29,42 @@ public enum SyncJSON {
     /// ```
     public static func appendString<UTF8Bytes: Sequence<UInt8>>(utf8: UTF8Bytes, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+        // Contiguous bytes (a native `String`, a buffer) are copied in runs between escapes
+        // (issue 31: byte by byte, this was a tenth of a first push's column writing).
+        let copied: Void? = utf8.withContiguousStorageIfAvailable { buffer in
+            var start = 0
+            for index in buffer.indices where needsEscape(buffer[index]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<index]))
+                appendEscape(buffer[index], to: &bytes)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+        }
+        if copied == nil {
+            for byte in utf8 {
+                if needsEscape(byte) { appendEscape(byte, to: &bytes) } else { bytes.append(byte) }
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0..<0x20:
+            bytes.append(contentsOf: "u00".utf8)
+            bytes.append(hexDigits[Int(byte >> 4)])
+            bytes.append(hexDigits[Int(byte & 0x0F)])
+        default: bytes.append(byte)   // " and \
+        }
     }
 
     /// One value in its wire form: `null`, `42`, `"text"`, `{"real":1.5}`, `{"blob":"<base64>"}`.

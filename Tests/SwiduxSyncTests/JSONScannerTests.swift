@@ -145,4 +145,28 @@ struct JSONScannerTests {
         // Invalid UTF-8 inside a string without escapes is refused, not copied.
         #expect(failure([0x22, 0x61, 0xC3, 0x22]) { var bytes: [UInt8] = []; try $0.syncValue(appendingTo: &bytes) } != nil)
     }
+
+    @Test("SyncJSON writes every string so that JSONDecoder and the scanner read it back, contiguous or not")
+    func stringsWritten() throws {
+        let alphabet: [Character] = ["a", "Z", " ", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{1F}", "\u{7F}", "é", "€", "😀"]
+        var random = SystemRandomNumberGenerator()
+        for length in Array(0...6) + [40, 200] {
+            for _ in 0..<40 {
+                let text = String((0..<length).map { _ in alphabet.randomElement(using: &random)! })
+                var contiguous: [UInt8] = []
+                SyncJSON.appendString(text, to: &contiguous)
+                var byteByByte: [UInt8] = []
+                SyncJSON.appendString(utf8: AnySequence(text.utf8), to: &byteByByte)   // no contiguous storage
+                #expect(contiguous == byteByByte, "\(text.debugDescription)")
+                #expect(try JSONDecoder().decode(String.self, from: Data(contiguous)) == text, "\(text.debugDescription)")
+                #expect(try scan(String(decoding: contiguous, as: UTF8.self)) { try $0.string() } == text)
+                // Only what JSON requires is escaped: no escape is longer than needed.
+                let escapes = text.utf8.filter { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }.count
+                #expect(contiguous.count <= text.utf8.count + 2 + escapes * 6)
+            }
+        }
+        var bytes: [UInt8] = []
+        SyncJSON.appendString("a\"b\\c\n\u{1}é", to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == #""a\"b\\c\n\u0001é""#)
+    }
 }
