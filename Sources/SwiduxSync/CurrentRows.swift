@@ -9,8 +9,10 @@ import SwiduxSyncWire
 struct CurrentRows {
     private struct Reader {
         let statement: Statement
-        /// Per column of `SELECT *`: its encoded `"name":`, `nil` for the id column.
-        let members: [[UInt8]?]
+        /// The columns written (every one but the id), in the order of their names as `String`s
+        /// compare, which is the order the server stores them in (issue 31: it then copies them
+        /// without sorting each row again): each column's place in `SELECT *` and its encoded `"name":`.
+        let members: [(index: Int32, name: [UInt8])]
     }
 
     private var readers: [String: Reader] = [:]
@@ -22,17 +24,14 @@ struct CurrentRows {
         let rows = try Row.fetchCursor(reader.statement, arguments: StatementArguments(databaseValues: [key.id]))
         guard try rows.next() != nil else { return false }
         writer.raw("\"columns\":{")
-        var first = true
         // The row is the statement's current one: its columns are read in place (issue 31:
         // a `DatabaseValue`, and a `String` for each text, per column was a tenth of a first
         // push).
         let statement = reader.statement.sqliteStatement
-        for (index, member) in reader.members.enumerated() {
-            guard let member else { continue }
-            if !first { writer.raw(",") }
-            first = false
-            writer.append(encoded: member)
-            try Self.writeColumn(statement, Int32(index), into: &writer)
+        for (place, member) in reader.members.enumerated() {
+            if place > 0 { writer.raw(",") }
+            writer.append(encoded: member.name)
+            try Self.writeColumn(statement, member.index, into: &writer)
         }
         writer.raw("},")
         return true
@@ -65,13 +64,15 @@ struct CurrentRows {
         let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
         let statement = try db.cachedStatement(sql: sql)
         let id = table.idColumn.lowercased()
-        let members: [[UInt8]?] = statement.columnNames.map { name in
-            guard name.lowercased() != id else { return nil }
-            var encoded: [UInt8] = []
-            SyncJSON.appendString(name, to: &encoded)
-            encoded.append(UInt8(ascii: ":"))
-            return encoded
-        }
+        let members = statement.columnNames.enumerated()
+            .filter { $0.element.lowercased() != id }
+            .sorted { $0.element < $1.element }
+            .map { index, name -> (index: Int32, name: [UInt8]) in
+                var encoded: [UInt8] = []
+                SyncJSON.appendString(name, to: &encoded)
+                encoded.append(UInt8(ascii: ":"))
+                return (Int32(index), encoded)
+            }
         let reader = Reader(statement: statement, members: members)
         readers[table.name] = reader
         return reader

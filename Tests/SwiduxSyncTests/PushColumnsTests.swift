@@ -46,4 +46,21 @@ struct PushColumnsTests {
             #expect(change.columns == expected[id], "row \(id)")
         }
     }
+
+    @Test("A row's columns are written in the order of their names, the order the server stores them in")
+    func columnsInNameOrder() throws {
+        let fixture = try Fixture(before: { database in
+            try database.writer.write { db in
+                try db.execute(sql: #"CREATE TABLE thing (zeta, id TEXT PRIMARY KEY NOT NULL, "Alpha", mid, "é", "a b")"#)
+                try db.execute(sql: #"INSERT INTO thing (zeta, id, "Alpha", mid, "é", "a b") VALUES (1, 'x', 2, 3, 4, 5)"#)
+            }
+        })
+        let engine = try SyncEngine(writer: fixture.database.writer, tables: [SyncTable(name: "thing")])
+        let payload = try #require(try engine.preparePush().first?.payload)
+        let text = String(decoding: payload, as: UTF8.self)
+        let columns = try #require(text.range(of: #""columns":{"#))
+        let names = ["Alpha", "a b", "mid", "zeta", "é"]
+        #expect(names == names.sorted())
+        #expect(text[columns.upperBound...].hasPrefix(#""Alpha":2,"a b":5,"mid":3,"zeta":1,"é":4}"#), "\(text)")
+    }
 }
