@@ -46,11 +46,14 @@ enum PlainHTTPClient {
         let body = request.httpBody ?? Data()
         if !body.isEmpty || request.httpMethod != "GET" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
-        try write(Data(head.utf8) + body, to: descriptor, deadline: deadline)
+        // The head, then the body as it is (issue 31: joining them copied every push's
+        // megabytes once more); `MSG_MORE` holds the head until the body follows it.
+        try write(Data(head.utf8), to: descriptor, more: !body.isEmpty, deadline: deadline)
+        if !body.isEmpty { try write(body, to: descriptor, deadline: deadline) }
 
-        let answer = try readToEnd(descriptor, deadline: deadline)
+        var answer = try readToEnd(descriptor, deadline: deadline)
         if box.isCancelled { throw CancellationError() }
-        return try parse(answer, url: url)
+        return try parse(&answer, url: url)
     }
 
     private static func connect(host: String, port: Int, deadline: Date) throws -> Int32 {
@@ -101,12 +104,14 @@ enum PlainHTTPClient {
         }
     }
 
-    private static func write(_ data: Data, to descriptor: Int32, deadline: Date) throws {
+    /// Sends all of `data`; with `more`, tells the kernel that more follows (`MSG_MORE`).
+    private static func write(_ data: Data, to descriptor: Int32, more: Bool = false, deadline: Date) throws {
         var offset = 0
+        let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
         while offset < data.count {
             guard try wait(descriptor, for: Int16(POLLOUT), deadline: deadline) else { throw closed() }
             let written = data.withUnsafeBytes { bytes in
-                Glibc.send(descriptor, bytes.baseAddress! + offset, data.count - offset, Int32(MSG_NOSIGNAL))
+                Glibc.send(descriptor, bytes.baseAddress! + offset, data.count - offset, flags)
             }
             if written < 0 {
                 if errno == EAGAIN || errno == EINTR { continue }
@@ -135,12 +140,14 @@ enum PlainHTTPClient {
         Failure(code: .networkConnectionLost, description: "the connection was closed: \(String(cString: strerror(errno)))")
     }
 
-    private static func parse(_ answer: Data, url: URL) throws -> (Data, HTTPURLResponse) {
-        let separator = Data("\r\n\r\n".utf8)
-        guard let end = answer.range(of: separator) else {
+    /// The status, the headers and the body of `answer`, whose bytes become the body's
+    /// (issue 31: `Data.range(of:)` copied a whole answer into an `NSData`, and the body was
+    /// copied again; a first pull's pages are megabytes).
+    private static func parse(_ answer: inout Data, url: URL) throws -> (Data, HTTPURLResponse) {
+        guard let end = headEnd(answer) else {
             throw Failure(code: .badServerResponse, description: "the server closed the connection without a complete answer")
         }
-        let lines = String(decoding: answer[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let lines = String(decoding: answer[answer.startIndex..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let status = lines.first?.split(separator: " ", maxSplits: 2)
         guard let status, status.count >= 2, let code = Int(status[1]) else {
             throw Failure(code: .badServerResponse, description: "not an HTTP answer")
@@ -150,7 +157,8 @@ enum PlainHTTPClient {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        var body = Data(answer[end.upperBound...])
+        answer.removeSubrange(answer.startIndex..<(end + 4))
+        var body = answer
         let field = { (name: String) in headers.first { $0.key.lowercased() == name }?.value }
         if field("transfer-encoding")?.lowercased().contains("chunked") == true {
             body = try dechunk(body)
@@ -161,6 +169,22 @@ enum PlainHTTPClient {
             throw Failure(code: .badServerResponse, description: "an answer with status \(code) that cannot be read")
         }
         return (body, response)
+    }
+
+    /// The index where `data`'s head ends, before its `\r\n\r\n`; nil when there is none.
+    static func headEnd(_ data: Data) -> Data.Index? {
+        let crlf: (UInt8, UInt8) = (13, 10)
+        return data.withUnsafeBytes { bytes -> Data.Index? in
+            guard bytes.count >= 4 else { return nil }
+            var index = 0
+            while index <= bytes.count - 4 {
+                if bytes[index] == crlf.0, bytes[index + 1] == crlf.1, bytes[index + 2] == crlf.0, bytes[index + 3] == crlf.1 {
+                    return data.startIndex + index
+                }
+                index += 1
+            }
+            return nil
+        }
     }
 
     private static func dechunk(_ data: Data) throws -> Data {
