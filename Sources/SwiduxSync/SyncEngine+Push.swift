@@ -96,15 +96,17 @@ extension SyncEngine {
             // it (its rows', and others of rows already in this call's mutations); none once a
             // row in flight is met in between.
             var rangeStart: Int64?, lastSeen: Int64 = 0, lastInFlight: Int64 = 0, rangeBroken = false
+            // `mutation` holds the open mutation's payload as it is written, from its
+            // `{"changes":[` (issue 31: copying its changes into a payload was a megabyte
+            // more per mutation); `changesBytes` is the size of its changes.
+            let opening: StaticString = "{\"changes\":["
+            var changesBytes: Int { keys.isEmpty ? 0 : mutation.count - opening.utf8CodeUnitCount }
             func close() throws {
                 guard !keys.isEmpty else { return }
-                var payload = WireWriter()
-                payload.raw("{\"changes\":[")
-                payload.append(mutation)
-                payload.raw("],\"id\":")
-                payload.integer(next)
-                payload.raw("}")
-                let data = Data(payload.bytes)
+                mutation.raw("],\"id\":")
+                mutation.integer(next)
+                mutation.raw("}")
+                let data = Data(mutation.bytes)
                 try db.cachedStatement(sql: "INSERT INTO \(SyncSchema.pending) (id, payload, through_seq) VALUES (?, ?, ?)")
                     .execute(arguments: [next, data, mark])
                 built.append(PendingMutation(id: next, payload: data, throughSequence: mark, keys: keys,
@@ -117,7 +119,10 @@ extension SyncEngine {
                 mutation.removeAll()
                 keys.removeAll()
             }
-            var included = Set<RowKey>()
+            // The rows met in this call and the rows in flight, as ``CompactRowKey``s, the
+            // first sized for the entries to read (at most a request's worth of them).
+            var included = Set<CompactRowKey>(minimumCapacity: Int(max(0, min(mark - scanAfter, 1 << 16))))
+            let inFlight = Set(inFlight.lazy.map(self.compactKey))
             // A never-synced file has no versions: no row needs the look-up (issue 31, a first push).
             let anyVersion = try self.anyVersion(db)
             var rows = CurrentRows()
@@ -129,17 +134,20 @@ extension SyncEngine {
             scan: while let entry = try entries.next() {
                 let key = RowKey(table: entry[0], id: entry[1])
                 let sequence: Int64 = entry[3]
-                if !inFlight.isEmpty, inFlight.contains(key) {
+                let tableIndex = self.tableIndexes[key.table]
+                let compact = CompactRowKey(key, table: tableIndex)
+                if !inFlight.isEmpty, inFlight.contains(compact) {
                     leftInFlight = true
                     lastInFlight = sequence
                     if rangeStart != nil { rangeBroken = true }
                     continue
                 }
                 if rangeStart == nil { rangeStart = sequence }
-                guard let table = self.tablesByName[key.table], included.insert(key).inserted else {
+                guard let tableIndex, included.insert(compact).inserted else {
                     lastSeen = sequence
                     continue
                 }
+                let table = self.tables[tableIndex]
                 // A row whose first entry is an insert or a deletion is inserted when it exists
                 // and deleted when not (``fold(_:)``); only one first updated needs its entries
                 // read (issue 31: a first push, every row inserted, reads none).
@@ -161,13 +169,13 @@ extension SyncEngine {
                     lastSeen = sequence
                     continue
                 }
-                if total + mutation.count + size > requestBytes, !(built.isEmpty && keys.isEmpty) {
+                if total + changesBytes + size > requestBytes, !(built.isEmpty && keys.isEmpty) {
                     // A request's worth: the rest waits for the next call.
-                    included.remove(key)
+                    included.remove(compact)
                     break scan
                 }
-                if mutation.count + size > self.mutationBytes, !keys.isEmpty { try close() }
-                if !keys.isEmpty { mutation.raw(",") }
+                if changesBytes + size > self.mutationBytes, !keys.isEmpty { try close() }
+                mutation.raw(keys.isEmpty ? opening : ",")
                 mutation.append(change)
                 keys.append(key)
                 lastSeen = sequence
@@ -237,7 +245,10 @@ extension SyncEngine {
 
     /// The body of `POST /v1/push` for `mutations`, their stored bytes as they are.
     static func pushBody(clientID: String, scope: String? = nil, _ mutations: [PendingMutation]) throws -> Data {
-        var body = Data(#"{"clientID":"#.utf8)
+        var body = Data()
+        // One allocation for the megabytes of a large push (issue 31: growing it copied them).
+        body.reserveCapacity(mutations.reduce(64 + clientID.utf8.count * 2 + (scope?.utf8.count ?? 0) * 2) { $0 + $1.payload.count + 1 })
+        body.append(Data(#"{"clientID":"#.utf8))
         body.append(try JSONEncoder().encode(clientID))
         if let scope {
             body.append(Data(#","scope":"#.utf8))
