@@ -8,7 +8,7 @@ import SwiduxSyncWire
 /// large part of a first push's client time).
 struct CurrentRows {
     private struct Reader {
-        let statement: Statement
+        let statement: RawStatement
         /// The columns written (every one but the id), in the order of their names as `String`s
         /// compare, which is the order the server stores them in (issue 31: it then copies them
         /// without sorting each row again): each column's place in `SELECT *` and its encoded `"name":`.
@@ -21,13 +21,13 @@ struct CurrentRows {
     /// `false`, and nothing written, when the row does not exist.
     mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter, _ db: Database) throws -> Bool {
         let reader = try self.reader(table, db)
-        let rows = try Row.fetchCursor(reader.statement, arguments: StatementArguments(databaseValues: [key.id]))
-        guard try rows.next() != nil else { return false }
+        guard try reader.statement.step(binding: key.id) else { return false }
+        defer { reader.statement.reset() }
         writer.raw("\"columns\":{")
         // The row is the statement's current one: its columns are read in place (issue 31:
         // a `DatabaseValue`, and a `String` for each text, per column was a tenth of a first
         // push).
-        let statement = reader.statement.sqliteStatement
+        let statement = reader.statement.handle
         for (place, member) in reader.members.enumerated() {
             if place > 0 { writer.raw(",") }
             writer.append(encoded: member.name)
@@ -62,7 +62,7 @@ struct CurrentRows {
     private mutating func reader(_ table: SyncTable, _ db: Database) throws -> Reader {
         if let reader = readers[table.name] { return reader }
         let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
-        let statement = try db.cachedStatement(sql: sql)
+        let statement = try RawStatement(db, sql: sql)
         let id = table.idColumn.lowercased()
         let members = statement.columnNames.enumerated()
             .filter { $0.element.lowercased() != id }

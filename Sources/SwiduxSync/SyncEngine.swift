@@ -9,6 +9,8 @@ final class SyncEngine: Sendable {
     let writer: any DatabaseWriter
     let tables: [SyncTable]
     let tablesByName: [String: SyncTable]
+    /// Each table's place in ``tables`` (the first, for a name given twice).
+    let tableIndexes: [String: Int]
     /// The largest encoded mutation (bytes of its changes); a larger outbox is cut in several.
     let mutationBytes: Int
     /// The largest encoded change that can be sent; a larger one is set aside (reported,
@@ -21,6 +23,7 @@ final class SyncEngine: Sendable {
         self.maxChangeBytes = maxChangeBytes
         self.tables = tables
         self.tablesByName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.tableIndexes = Dictionary(tables.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.mutationBytes = mutationBytes
         for table in tables where !SyncProtocol.isValidTableName(table.name) {
             throw SyncError.local(SyncSetupError(message: "the table name \"\(table.name)\" cannot be synced (1 to 63 letters, digits and _, not starting with a digit or swidux_)"))
@@ -45,6 +48,11 @@ final class SyncEngine: Sendable {
         // Negative: KiB; positive: pages.
         let kib = current < 0 ? -current : current * pageSize / 1024
         if kib < cacheKiB { try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)") }
+    }
+
+    /// `key` as a member of a push's sets (``CompactRowKey``).
+    func compactKey(_ key: RowKey) -> CompactRowKey {
+        CompactRowKey(key, table: tableIndexes[key.table])
     }
 
     /// The client id stored in the file.
