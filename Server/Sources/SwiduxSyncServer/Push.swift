@@ -26,12 +26,12 @@ enum Push {
     /// The first key of the per-space advisory locks (the second is the space's id).
     static let spaceLockClass: Int32 = 0x5357_4458
 
-    /// One mutation, validated: its changes and its canonical JSON (sorted keys), whose
-    /// SHA-256 tells a replay from a conflict.
+    /// One mutation, validated: its changes and the SHA-256 of its canonical JSON
+    /// (``MutationHash``), which tells a replay from a conflict.
     private struct PreparedMutation {
         let id: Int64
         let changes: [Prepared]
-        let canonical: String
+        let hash: ByteBuffer
     }
 
     /// One change, validated and encoded for the database (and for the answer).
@@ -87,7 +87,7 @@ enum Push {
                     let (mutationResults, mutationWrote) = try await applyMutation(mutation.changes, space: space, connection: connection, logger: logger)
                     try await connection.query("""
                         INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
-                        VALUES (\(space), \(request.clientID), \(mutation.id), sha256(convert_to(\(mutation.canonical), 'UTF8')),
+                        VALUES (\(space), \(request.clientID), \(mutation.id), \(mutation.hash),
                                 \(mutationResults.map(\.version)), \(mutationResults.map(\.applied)))
                         """, logger: logger)
                     results += mutationResults
@@ -124,7 +124,7 @@ enum Push {
         for try await (versions, applied) in try await connection.query("""
             SELECT versions, applied FROM sync_mutations
             WHERE space = \(space) AND client_id = \(clientID) AND id = \(mutation.id)
-              AND hash = sha256(convert_to(\(mutation.canonical), 'UTF8'))
+              AND hash = \(mutation.hash)
             """, logger: logger).decode(([Int64], [Bool]).self) {
             stored = (versions, applied)
         }
@@ -178,26 +178,8 @@ enum Push {
                                 idJSON: try encode(what: "id of \(change.table)") { try WireJSON.text(change.id) },
                                 columnsJSON: columnsJSON)
             }
-            return PreparedMutation(id: mutation.id, changes: changes, canonical: canonicalJSON(mutation.id, changes))
+            return PreparedMutation(id: mutation.id, changes: changes, hash: MutationHash.of(id: mutation.id, changes: changes))
         }
-    }
-
-    /// The mutation's canonical JSON: sorted keys at every level, from the changes' stored
-    /// id and columns JSON (whose members are sorted too), so the same content always gives
-    /// the same text.
-    private static func canonicalJSON(_ id: Int64, _ changes: [Prepared]) -> String {
-        var text = "{\"changes\":["
-        text.reserveCapacity(changes.reduce(32) { $0 + $1.idJSON.utf8.count + $1.columnsJSON.utf8.count + $1.table.utf8.count + 64 })
-        for (index, change) in changes.enumerated() {
-            text += index == 0 ? "{" : ",{"
-            if let base = change.baseVersion { text += "\"baseVersion\":\(base)," }
-            if change.kind != .delete { text += "\"columns\":" + change.columnsJSON + "," }
-            text += "\"id\":" + change.idJSON + ",\"kind\":\"" + change.kind.rawValue + "\",\"table\":"
-            WireJSON.appendString(change.table, to: &text)
-            text += "}"
-        }
-        text += "],\"id\":\(id)}"
-        return text
     }
 
     private static func encode(what: String, _ body: () throws -> String) throws -> String {

@@ -26,12 +26,4 @@ enum WireJSON {
         bytes.append(UInt8(ascii: "}"))
         return String(decoding: bytes, as: UTF8.self)
     }
-
-    /// A JSON string literal (``SwiduxSyncWire/SyncJSON/appendString(_:to:)``).
-    static func appendString(_ string: String, to text: inout String) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(string.utf8.count + 2)
-        SyncJSON.appendString(string, to: &bytes)
-        text += String(decoding: bytes, as: UTF8.self)
-    }
 }

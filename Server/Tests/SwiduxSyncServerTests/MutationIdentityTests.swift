@@ -95,4 +95,33 @@ struct MutationIdentityTests {
         let two = try await TestServer.with { server in try await server.client(space: "home").pull().scope }
         #expect(one != nil && two != nil && one != two)
     }
+
+    @Test("a mutation's stored hash is PostgreSQL's SHA-256 of its canonical JSON, as an earlier server stored it: a replay still matches (issue 31)")
+    func hashIsTheCanonicalTextsSHA256() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home", id: "hasher")
+            // Escapes, non-ASCII, a base version, a deletion, members given out of order.
+            let request = PushRequest(clientID: "hasher", mutations: [SyncMutation(id: 1, changes: [
+                todo("\u{E9}\"x", title: "a\nb"),
+                SyncChange(table: "todo", id: .integer(-7), kind: .update, columns: ["title": .text("t"), "done": .integer(1)], baseVersion: 12),
+                todo("gone", .delete, base: 1),
+            ])])
+            let first = try await a.push(request)
+            #expect(first.acknowledged == [1])
+            // The canonical JSON as the server before issue 31's change built it, hashed by PostgreSQL then.
+            let canonical = #"{"changes":[{"columns":{"done":0,"title":"a\nb"},"id":"\#u{E9}\"x","kind":"insert","table":"todo"},"#
+                + #"{"baseVersion":12,"columns":{"done":1,"title":"t"},"id":-7,"kind":"update","table":"todo"},"#
+                + #"{"baseVersion":1,"id":"gone","kind":"delete","table":"todo"}],"id":1}"#
+            let matches = try await server.cluster.withConnection(database: server.database) { connection, logger in
+                var matches: [Bool] = []
+                for try await match in try await connection.query(
+                    "SELECT hash = sha256(convert_to(\(canonical), 'UTF8')) FROM sync_mutations WHERE client_id = 'hasher'", logger: logger
+                ).decode(Bool.self) { matches.append(match) }
+                return matches
+            }
+            #expect(matches == [true])
+            let replay = try await a.push(request)
+            #expect(replay.acknowledged == [1] && replay.results == first.results)
+        }
+    }
 }
