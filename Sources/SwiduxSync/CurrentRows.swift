@@ -54,6 +54,10 @@ struct CurrentRows {
                 // Not only ASCII: through `String`, which repairs invalid UTF-8 as `SyncValue` does.
                 try writer.value(DatabaseValue(sqliteStatement: statement, index: index))
             }
+        case SQLITE_BLOB:
+            // In place, as for a text (a zero-length blob's pointer is nil, with a count of 0).
+            let pointer = sqlite3_column_blob(statement, index)
+            writer.blob(UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, index))))
         default:
             try writer.value(DatabaseValue(sqliteStatement: statement, index: index))
         }

@@ -40,6 +40,11 @@ struct WireWriter {
         try SyncJSON.append(SyncValue(value), to: &bytes)
     }
 
+    /// A blob from its bytes (``SyncJSON/appendBlob(_:to:)``).
+    mutating func blob(_ bytes: UnsafeRawBufferPointer) {
+        SyncJSON.appendBlob(bytes, to: &self.bytes)
+    }
+
     /// Bytes already encoded.
     mutating func append(encoded: [UInt8]) { bytes.append(contentsOf: encoded) }
 

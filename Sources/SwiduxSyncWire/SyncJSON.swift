@@ -48,8 +48,14 @@ public enum SyncJSON {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Whether ``appendString(_:to:)`` escapes `byte` (a control character, `"` or `\`);
+    /// a string with none of them is written as it is, between quotes.
+    ///
+    /// ```swift
+    /// let plain = !name.utf8.contains(where: SyncJSON.needsEscape)
+    /// ```
     @inline(__always)
-    private static func needsEscape(_ byte: UInt8) -> Bool {
+    public static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
@@ -88,11 +94,52 @@ public enum SyncJSON {
             bytes.append(contentsOf: real.description.utf8)
             bytes.append(UInt8(ascii: "}"))
         case .blob(let data):
-            bytes.append(contentsOf: "{\"blob\":\"".utf8)
-            bytes.append(contentsOf: data.base64EncodedString().utf8)
-            bytes.append(contentsOf: "\"}".utf8)
+            data.withUnsafeBytes { appendBlob($0, to: &bytes) }
         }
     }
+
+    /// A blob in its wire form, `{"blob":"<base64>"}` (standard alphabet, padded, as
+    /// `Data.base64EncodedString()` writes it), from its bytes where they lie: an SQLite
+    /// column, a `Data` (issue 31: a `String` per blob was most of writing a blob id).
+    ///
+    /// ```swift
+    /// Data([1, 2, 3]).withUnsafeBytes { SyncJSON.appendBlob($0, to: &bytes) }   // {"blob":"AQID"}
+    /// ```
+    public static func appendBlob(_ blob: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "{\"blob\":\"".utf8)
+        let count = blob.count
+        bytes.reserveCapacity(bytes.count + (count + 2) / 3 * 4 + 2)
+        base64Digits.withUnsafeBufferPointer { digits in
+            func digit(_ value: UInt32, _ shift: UInt32) -> UInt8 { digits[Int(value >> shift & 63)] }
+            var index = 0
+            while index + 3 <= count {
+                let value = UInt32(blob[index]) << 16 | UInt32(blob[index + 1]) << 8 | UInt32(blob[index + 2])
+                bytes.append(digit(value, 18))
+                bytes.append(digit(value, 12))
+                bytes.append(digit(value, 6))
+                bytes.append(digit(value, 0))
+                index += 3
+            }
+            switch count - index {
+            case 1:
+                let value = UInt32(blob[index]) << 16
+                bytes.append(digit(value, 18))
+                bytes.append(digit(value, 12))
+                bytes.append(contentsOf: "==".utf8)
+            case 2:
+                let value = UInt32(blob[index]) << 16 | UInt32(blob[index + 1]) << 8
+                bytes.append(digit(value, 18))
+                bytes.append(digit(value, 12))
+                bytes.append(digit(value, 6))
+                bytes.append(UInt8(ascii: "="))
+            default:
+                break
+            }
+        }
+        bytes.append(contentsOf: "\"}".utf8)
+    }
+
+    private static let base64Digits: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

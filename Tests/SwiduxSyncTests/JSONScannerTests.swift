@@ -169,4 +169,24 @@ struct JSONScannerTests {
         SyncJSON.appendString("a\"b\\c\n\u{1}é", to: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == #""a\"b\\c\n\u0001é""#)
     }
+
+    @Test("SyncJSON writes a blob as Foundation's base64 writes it, every length and remainder, and the scanner reads it back")
+    func blobsWritten() throws {
+        var random = SystemRandomNumberGenerator()
+        for length in Array(0...20) + [63, 64, 65, 1000] {
+            for _ in 0..<20 {
+                let blob = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &random) })
+                var bytes: [UInt8] = []
+                blob.withUnsafeBytes { SyncJSON.appendBlob($0, to: &bytes) }
+                #expect(String(decoding: bytes, as: UTF8.self) == "{\"blob\":\"\(blob.base64EncodedString())\"}", "\(Array(blob))")
+                var viaValue: [UInt8] = []
+                try SyncJSON.append(.blob(blob), to: &viaValue)
+                #expect(viaValue == bytes)
+                #expect(try scan(String(decoding: bytes, as: UTF8.self)) { try $0.syncValue() } == .blob(blob))
+            }
+        }
+        var bytes: [UInt8] = []
+        Data([0xFB, 0xFF, 0xBF, 0, 1]).withUnsafeBytes { SyncJSON.appendBlob($0, to: &bytes) }
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"blob":"+/+/AAE="}"#)
+    }
 }

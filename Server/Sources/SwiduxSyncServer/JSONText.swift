@@ -31,6 +31,14 @@ struct JSONText: Sendable {
 
     /// A JSON string literal (``SwiduxSyncWire/SyncJSON/appendString(_:to:)``).
     mutating func string(_ text: String) {
+        if !text.utf8.contains(where: SyncJSON.needsEscape) {
+            // Nothing to escape (a table name, say): copied without a buffer of its own
+            // (issue 31: one per result's table name, twice, in a push's answer).
+            buffer.writeInteger(UInt8(ascii: "\""))
+            buffer.writeString(text)
+            buffer.writeInteger(UInt8(ascii: "\""))
+            return
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count + 2)
         SyncJSON.appendString(text, to: &bytes)
