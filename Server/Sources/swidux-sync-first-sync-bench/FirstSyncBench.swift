@@ -119,6 +119,9 @@ struct FirstSyncBench {
                          push.seconds, Double(rows + 1) / push.seconds, push.values["pulled"] ?? -1, push.peakKiB / 1024, push.seconds / read.seconds))
             print(String(format: "first pull into an empty file: %.2f s, %.0f rows/s, peak RSS %d MiB; pull ÷ local read %.1f× (target ≤ 5)",
                          pull.seconds, Double(rows + 1) / pull.seconds, pull.peakKiB / 1024, pull.seconds / read.seconds))
+            for (name, step) in [("first push", push), ("first pull", pull)] {
+                print("\(name): open \(step.values["openMs"] ?? -1) ms, SyncClient made (its first sync queues every row) \(step.values["clientMs"] ?? -1) ms, sync() \(step.values["syncMs"] ?? -1) ms; the rest is the process's start and exit")
+            }
             for (name, step) in [("local read", read), ("first push", push), ("first pull", pull)] {
                 print("\(name): CPU \(step.values["cpuMs"] ?? -1) ms, wrote \(step.values["wcharMiB"] ?? -1) MiB, read \(step.values["rcharMiB"] ?? -1) MiB (the process's CPU time, write and read calls)")
             }
@@ -150,15 +153,23 @@ struct FirstSyncBench {
 
     /// The child's side: one step, then `key=value` figures on standard output.
     static func child(_ step: String, path: String, rest: [String]) async throws {
+        let clock = ContinuousClock()
+        func milliseconds(since start: ContinuousClock.Instant) -> Int { Int((clock.now - start) / .milliseconds(1)) }
+        var start = clock.now
         let database = try SwiduxDatabase(path: path, migrations: migrations)
-        var figures: [String: Int] = [:]
+        var figures: [String: Int] = ["openMs": milliseconds(since: start)]
         switch step {
         case "read":
             let (listStore, itemStore) = try await database.hydrateAll(lists, items)
             figures["rows"] = listStore.count + itemStore.count
         case "sync":
             guard rest.count == 2, let url = URL(string: rest[0]) else { throw ProcessFailure("sync <file> <url> <token>") }
-            let report = try await SyncClient(database: database, server: url, token: rest[1], tables: tables).sync()
+            start = clock.now
+            let client = try SyncClient(database: database, server: url, token: rest[1], tables: tables)
+            figures["clientMs"] = milliseconds(since: start)
+            start = clock.now
+            let report = try await client.sync()
+            figures["syncMs"] = milliseconds(since: start)
             figures["pushed"] = report.pushed
             figures["pulled"] = report.pulled
             figures["pending"] = report.pending
