@@ -78,7 +78,7 @@ public final class PostgresCluster: Sendable {
     /// Starts the cluster's server again after ``stopServer()`` (`pg_ctl start -w`).
     public func startServer() async throws {
         let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder.path) -c fsync=off -c full_page_writes=off "
-            + "-c synchronous_commit=off -c max_connections=200"
+            + "-c synchronous_commit=off -c max_connections=600"
         try await tool("pg_ctl", ["start", "-w", "-t", "60", "-D", data, "-l", log, "-o", options])
     }
 
