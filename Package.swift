@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "SwiduxSyncTests",
             dependencies: [
-                "Swidux", "SwiduxSQLite", "SwiduxSync", "SwiduxSyncWire", "swidux-crash-writer",
+                "Swidux", "SwiduxSQLite", "SwiduxSync", "SwiduxSyncWire", "SwiduxTesting", "swidux-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

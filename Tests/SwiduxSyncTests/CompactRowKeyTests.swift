@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import SwiduxSync
 import Testing
+import SwiduxTesting
 
 /// The keys a push's sets hold (issue 31) must be equal exactly when the rows' ``RowKey``s
 /// are, and hash alike when equal: otherwise a row is pushed twice in one request, or a
@@ -13,7 +14,7 @@ struct CompactRowKeyTests {
     static let spellings = ["item", "list", "caf\u{E9}", "cafe\u{301}", "gone", "other"]
     static let synced = ["item", "list", "caf\u{E9}"]
 
-    static func id(_ random: inout WireReaderTests.Random) -> DatabaseValue {
+    static func id(_ random: inout SeededRandomNumberGenerator) -> DatabaseValue {
         let bytes = (0..<Int(random.next() % 20)).map { _ in UInt8(random.next() % 3) }
         switch random.next() % 7 {
         case 0: return .null
@@ -29,7 +30,7 @@ struct CompactRowKeyTests {
     @Test("Random keys: integers, integral and other reals, blobs of 0 to 19 bytes, texts, nulls, canonically equivalent names, tables not synced")
     func equalExactlyWhenRowKeysAre() throws {
         let indexes = Dictionary(Self.synced.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var random = WireReaderTests.Random(state: 31)
+        var random = SeededRandomNumberGenerator(seed: 31)
         var compactEqual = 0
         for _ in 0..<20_000 {
             let a = RowKey(table: Self.spellings[Int(random.next() % 6)], id: Self.id(&random))

@@ -4,6 +4,7 @@ import SwiduxSQLite
 @testable import SwiduxSync
 import SwiduxSyncWire
 import Testing
+import SwiduxTesting
 
 /// The push pipeline (issue 31): the next request is built while one is in flight, without
 /// its rows, and without looking up versions a first push cannot have.
@@ -89,7 +90,7 @@ struct PushPipelineTests {
         let rounds = Int(ProcessInfo.processInfo.environment["SWIDUX_PUSH_MODEL_ROUNDS"] ?? "") ?? 8
         for round in 0..<rounds {
             let seed = UInt64(round) &* 0x9E37_79B9 &+ 17
-            var random = WireReaderTests.Random(state: seed)
+            var random = SeededRandomNumberGenerator(seed: seed)
             // Mutations of one change (1 byte) to several: a mutation closes right after a row in flight.
             let fixture = try Self.fixture(mutationBytes: [1, 200, 1, 1000][round % 4])
             // Few ids in some rounds: rows in flight change again often.

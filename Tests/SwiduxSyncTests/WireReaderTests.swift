@@ -2,28 +2,17 @@ import Foundation
 @testable import SwiduxSync
 import SwiduxSyncWire
 import Testing
+import SwiduxTesting
 
 /// The hand-written reader of pull pages and push answers (issue 31) against `JSONDecoder`,
 /// the reference it replaces: random pages, compact and pretty-printed, and hand-written
 /// JSON with every escape form, must decode to the same values; malformed JSON must fail.
 @Suite("WireReader decodes what JSONDecoder decodes")
 struct WireReaderTests {
-    /// SplitMix64, so that a failing seed can be replayed.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let alphabet: [String] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0001}", "\u{001F}", "\u{7F}",
                                      "é", "e\u{0301}", "ß", "中", "😀", "👩‍👩‍👧", "\u{FEFF}", "\u{2028}", "{", "]", ","]
 
-    static func value(_ random: inout Random) -> SyncValue {
+    static func value(_ random: inout SeededRandomNumberGenerator) -> SyncValue {
         switch random.next() % 5 {
         case 0: .null
         case 1: .integer([Int64.min, Int64.max, 0, -1, Int64(bitPattern: random.next())][Int(random.next() % 5)])
@@ -33,7 +22,7 @@ struct WireReaderTests {
         }
     }
 
-    static func page(_ random: inout Random) -> PullResponse {
+    static func page(_ random: inout SeededRandomNumberGenerator) -> PullResponse {
         let rows = (0..<Int(random.next() % 8)).map { index -> SyncRow in
             let deleted = random.next() % 4 == 0
             var columns: [String: SyncValue] = [:]
@@ -49,7 +38,7 @@ struct WireReaderTests {
 
     @Test("Random pages, compact and pretty-printed, decode as JSONDecoder decodes them", arguments: 0..<20)
     func randomPages(seed: UInt64) throws {
-        var random = Random(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         for _ in 0..<25 {
             let page = Self.page(&random)
             for formatting in [JSONEncoder.OutputFormatting(), [.prettyPrinted, .sortedKeys], [.withoutEscapingSlashes]] {

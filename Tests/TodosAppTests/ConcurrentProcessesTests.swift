@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TodosApp
+import SwiduxTesting
 
 /// A size knob from the environment (`SWIDUX_…`), with a modest default.
 func knob(_ name: String, default value: Int) -> Int {
@@ -96,7 +97,7 @@ extension ProcessTests { @Suite struct ConcurrentProcessesTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<workers {
                 group.addTask {
-                    var random = SplitMix(seed: seed &+ UInt64(worker) &* 0x9E37_79B9)
+                    var random = SeededRandomNumberGenerator(seed: seed &+ UInt64(worker) &* 0x9E37_79B9)
                     var own: [String] = []
                     for step in 0..<steps {
                         let roll = random.next() % 10
@@ -163,15 +164,3 @@ actor Ledger {
     func fail(_ message: String) { failures.append(message) }
 }
 
-/// A small seeded generator (reproducible runs: `SWIDUX_RANDOM_SEED`).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TodosApp
+import SwiduxTesting
 
 /// The app's memoized derived state (visible items, counts, selection, items by list, tag
 /// lookups) equals a direct recomputation from the state after every step of random
@@ -61,7 +62,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3])
     func derivedStateEqualsRecomputationAfterRandomActions(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         var state = sampleState()
         let environment = testEnvironment()
         let titles = ["Buy milk", "buy bread", "Café", "report", "Milk shake", "x"]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Swidux
+import SwiduxTesting
 
 /// Random programs of hook sends and `.send` follow-ups, checked against a model of the rule:
 /// follow-ups run right after their action (depth first); sends from hooks are queued and
@@ -26,19 +27,8 @@ struct DispatchOrderModelTests {
         }
     }
 
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Only larger actions are sent, so every program terminates.
-    static func randomProgram(size: Int, using rng: inout SplitMix) -> Program {
+    static func randomProgram(size: Int, using rng: inout SeededRandomNumberGenerator) -> Program {
         func targets(after action: Int) -> [Int] {
             guard action + 1 < size else { return [] }
             let count = Int.random(in: 0...2, using: &rng)
@@ -72,7 +62,7 @@ struct DispatchOrderModelTests {
     @Test func reducedOrderMatchesTheModel() {
         let seeds = ProcessInfo.processInfo.environment["SWIDUX_DISPATCH_MODEL_SEEDS"].flatMap(Int.init) ?? 60
         for seed in 0..<seeds {
-            var rng = SplitMix(state: UInt64(seed))
+            var rng = SeededRandomNumberGenerator(seed: UInt64(seed))
             let program = Self.randomProgram(size: 12, using: &rng)
             let middleware = ProgramMiddleware(program: program)
             let reducer = Reduce<[Int], Int, Void> { state, action, _ in
