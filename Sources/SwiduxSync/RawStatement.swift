@@ -43,20 +43,19 @@ final class RawStatement {
     func step(binding value: DatabaseValue) throws -> Bool {
         sqlite3_reset(handle)
         // Bound as GRDB binds it.
-        let code = value.bind(to: handle, at: 1)
-        try check(code, expected: SQLITE_OK)
+        let bound = value.bind(to: handle, at: 1)
+        guard bound == SQLITE_OK else { throw failure(bound) }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        case let other: try check(other, expected: SQLITE_ROW); return false
+        case let other: throw failure(other)
         }
     }
 
     /// Ends the current execution (releases what it reads).
     func reset() { sqlite3_reset(handle) }
 
-    private func check(_ code: Int32, expected: Int32) throws {
-        guard code != expected else { return }
-        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    private func failure(_ code: Int32) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
     }
 }

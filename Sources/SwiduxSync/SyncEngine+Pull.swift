@@ -75,7 +75,7 @@ extension SyncEngine {
             // see what the rows before it wrote.
             var batch: [SyncRow] = [], batchKeys: [RowKey] = [], inBatch = Set<RowKey>()
             func writeBatch() throws {
-                guard let first = batch.first, let table = self.tablesByName[first.table] else { return }
+                guard let first = batch.first, let table = self.table(named: first.table) else { return }
                 // The server's rows as they are: no outbox entry to write and delete again.
                 let count = try SyncSchema.applying(table.name, db) { try rows.tryWrite(batch[...], table: table, db) }
                 for (index, row) in batch.enumerated() {
@@ -87,7 +87,7 @@ extension SyncEngine {
                 inBatch.removeAll(keepingCapacity: true)
             }
             for row in page.rows {
-                guard let table = self.tablesByName[row.table] else { continue }
+                guard let table = self.table(named: row.table) else { continue }
                 let key = RowKey(table: row.table, id: row.id.databaseValue)
                 // The same id twice: the first is written before the second is looked at.
                 if !inBatch.isEmpty, inBatch.contains(key) { try writeBatch() }
@@ -121,7 +121,7 @@ extension SyncEngine {
                 ? try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(SyncSchema.parked) ORDER BY version") : []
             for entry in parked {
                 let key = RowKey(table: entry[0], id: entry[1])
-                guard touched[key] == nil, let table = self.tablesByName[key.table] else { continue }
+                guard touched[key] == nil, let table = self.table(named: key.table) else { continue }
                 let row = try JSONDecoder().decode(SyncRow.self, from: entry[2] as Data)
                 if try self.hasOutboxEntry(key, db) {
                     // A local change of that row is on top and will be pushed.
@@ -181,7 +181,7 @@ extension SyncEngine {
             var handled = Set<RowKey>()
             for violation in violations {
                 let tableName: String = violation[0]
-                guard let table = tablesByName.values.first(where: { $0.name.lowercased() == tableName.lowercased() }),
+                guard let table = tables.first(where: { $0.name.lowercased() == tableName.lowercased() }),
                       let rowid = violation[1] as Int64? else {
                     throw SyncError.local(SyncSetupError(message: "a foreign key of table \"\(tableName)\" is violated and it is not a synced table with a rowid"))
                 }
@@ -210,7 +210,7 @@ extension SyncEngine {
     /// (it holds a version of it) and that is gone: deleted, not yet to come.
     func parentKnownDeleted(table: SyncTable, rowid: Int64, parentTable: String?, foreignKey: Int64?, _ db: Database) throws -> Bool {
         guard let parentTable, let foreignKey,
-              let parent = tablesByName.values.first(where: { $0.name.lowercased() == parentTable.lowercased() })
+              let parent = tables.first(where: { $0.name.lowercased() == parentTable.lowercased() })
         else { return false }
         let columns = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.name.quotedDatabaseIdentifier))")
             .filter { ($0["id"] as Int64?) == foreignKey }

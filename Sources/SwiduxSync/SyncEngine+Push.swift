@@ -329,7 +329,7 @@ extension SyncEngine {
             for change in response.results {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
                 try staleParked.drop(key, upTo: change.current.version)
-                if !change.applied, let table = self.tablesByName[change.table] {
+                if !change.applied, let table = self.table(named: change.table) {
                     result.refused += 1
                     // The server's row is its tombstone.
                     try rows.write(SyncRow(table: change.table, id: change.id, version: change.current.version, deleted: true),

@@ -8,7 +8,6 @@ import SwiduxSyncWire
 final class SyncEngine: Sendable {
     let writer: any DatabaseWriter
     let tables: [SyncTable]
-    let tablesByName: [String: SyncTable]
     /// Each table's place in ``tables`` (the first, for a name given twice).
     let tableIndexes: [String: Int]
     /// The largest encoded mutation (bytes of its changes); a larger outbox is cut in several.
@@ -22,7 +21,6 @@ final class SyncEngine: Sendable {
         self.writer = writer
         self.maxChangeBytes = maxChangeBytes
         self.tables = tables
-        self.tablesByName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.tableIndexes = Dictionary(tables.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.mutationBytes = mutationBytes
         for table in tables where !SyncProtocol.isValidTableName(table.name) {
@@ -48,6 +46,11 @@ final class SyncEngine: Sendable {
         // Negative: KiB; positive: pages.
         let kib = current < 0 ? -current : current * pageSize / 1024
         if kib < cacheKiB { try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)") }
+    }
+
+    /// The synced table named `name` (the first, for a name given twice).
+    func table(named name: String) -> SyncTable? {
+        tableIndexes[name].map { tables[$0] }
     }
 
     /// `key` as a member of a push's sets (``CompactRowKey``).
