@@ -179,10 +179,7 @@ struct FirstSyncBench {
         default:
             throw ProcessFailure("unknown step \(step)")
         }
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
-            figures["peakKiB"] = Int(line.split(whereSeparator: \.isWhitespace)[1])
-        }
+        if let usage = ProcessUsage.read(pid: getpid()) { figures["peakKiB"] = Int(usage.peakMiB * 1024) }
         var usage = rusage()
         #if os(Linux)
         let who = __rusage_who_t(RUSAGE_SELF.rawValue)
