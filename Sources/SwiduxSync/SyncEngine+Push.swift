@@ -243,7 +243,8 @@ extension SyncEngine {
         return pending
     }
 
-    /// The body of `POST /v1/push` for `mutations`, their stored bytes as they are.
+    /// The body of `POST /v1/push` for `mutations`, their stored bytes as they are, asking
+    /// for results without the rows' columns (``PushRequest/resultColumns``).
     static func pushBody(clientID: String, scope: String? = nil, _ mutations: [PendingMutation]) throws -> Data {
         var body = Data()
         // One allocation for the megabytes of a large push (issue 31: growing it copied them).
@@ -254,7 +255,8 @@ extension SyncEngine {
             body.append(Data(#","scope":"#.utf8))
             body.append(try JSONEncoder().encode(scope))
         }
-        body.append(Data(#","mutations":["#.utf8))
+        // The answer need not repeat the rows' columns: ``PushAnswer`` reads none of them.
+        body.append(Data(#","resultColumns":false,"mutations":["#.utf8))
         for (index, mutation) in mutations.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             body.append(mutation.payload)

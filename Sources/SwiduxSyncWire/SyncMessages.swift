@@ -16,16 +16,27 @@ public struct PushRequest: Hashable, Sendable, Codable {
     /// server refuses the push with 409 ``SyncErrorBody/Code/scopeChanged`` when it is not
     /// its own (another space's token, or a replaced server database). Optional.
     public var scope: String?
+    /// Whether each result's ``SyncResult/current`` row carries its ``SyncRow/columns``.
+    /// `nil` (an older client) or `true`: it does. `false`: they are left out — the client
+    /// sent them — so that the answer to a large push is a small fraction of its body
+    /// (issue 31: a first push's answers repeated every pushed row). A refused change's
+    /// result is a tombstone either way. An older server ignores it. Optional.
+    ///
+    /// ```swift
+    /// PushRequest(clientID: clientID, mutations: mutations, resultColumns: false)
+    /// ```
+    public var resultColumns: Bool?
 
     /// A push.
     ///
     /// ```swift
     /// PushRequest(clientID: "…", mutations: [])
     /// ```
-    public init(clientID: String, mutations: [SyncMutation], scope: String? = nil) {
+    public init(clientID: String, mutations: [SyncMutation], scope: String? = nil, resultColumns: Bool? = nil) {
         self.clientID = clientID
         self.mutations = mutations
         self.scope = scope
+        self.resultColumns = resultColumns
     }
 }
 
@@ -101,7 +112,8 @@ public struct SyncResult: Hashable, Sendable, Codable {
     /// than the change's base version (delete wins over a stale update).
     public var applied: Bool
     /// The row as the server holds it after this change (its version is the row's new
-    /// version when applied; the tombstone when refused).
+    /// version when applied; the tombstone when refused). Without its
+    /// ``SyncRow/columns`` when the request's ``PushRequest/resultColumns`` was `false`.
     public var current: SyncRow
 
     /// A result.

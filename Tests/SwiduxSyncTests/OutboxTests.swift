@@ -97,5 +97,7 @@ struct OutboxTests {
         let body = try SyncEngine.pushBody(clientID: "c", Array(first.prefix(2)))
         let decoded = try JSONDecoder().decode(PushRequest.self, from: body)
         #expect(decoded.mutations == (try first.prefix(2).map { try $0.decoded() }))
+        // The client reads no columns from the answer: it asks the server to leave them out.
+        #expect(decoded.resultColumns == false)
     }
 }

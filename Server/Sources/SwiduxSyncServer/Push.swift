@@ -107,7 +107,8 @@ enum Push {
             if wrote {
                 try await connection.query("SELECT pg_notify(\(channel), \(String(space)))", logger: logger)
             }
-            return PushAnswer(lastMutationID: last, results: results, acknowledged: acknowledged)
+            return PushAnswer(lastMutationID: last, results: results, acknowledged: acknowledged,
+                              resultColumns: request.resultColumns)
         }
     }
 

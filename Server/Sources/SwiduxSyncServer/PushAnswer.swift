@@ -3,7 +3,8 @@ import SwiduxSyncWire
 
 /// What ``Push/apply(_:space:database:logger:)`` answers: the ``SwiduxSyncWire/PushResponse``
 /// as its parts, written as JSON by ``body(scope:)`` with each change's id and columns
-/// copied in as they were stored (no `SyncResult` values, no `JSONEncoder`).
+/// copied in as they were stored (no `SyncResult` values, no `JSONEncoder`); the columns
+/// only when the request asked for them (``SwiduxSyncWire/PushRequest/resultColumns``).
 struct PushAnswer {
     /// The outcome of one change.
     struct Result {
@@ -25,10 +26,14 @@ struct PushAnswer {
     let results: [Result]
     /// ``SwiduxSyncWire/PushResponse/acknowledged``.
     let acknowledged: [Int64]
+    /// Whether the results carry the rows' columns (``SwiduxSyncWire/PushRequest/resultColumns``).
+    let resultColumns: Bool
 
     /// The ``SwiduxSyncWire/PushResponse`` JSON, with its scope.
     func body(scope: String) -> ByteBuffer {
-        let size = results.reduce(128) { $0 + 2 * ($1.table.utf8.count + $1.idJSON.utf8.count) + ($1.columnsJSON?.utf8.count ?? 0) + 120 }
+        let size = results.reduce(128) {
+            $0 + 2 * ($1.table.utf8.count + $1.idJSON.utf8.count) + (resultColumns ? $1.columnsJSON?.utf8.count ?? 0 : 0) + 120
+        }
         var json = JSONText(capacity: size + 20 * acknowledged.count + scope.utf8.count)
         json.raw("{\"lastMutationID\":")
         json.integer(lastMutationID)
@@ -45,7 +50,7 @@ struct PushAnswer {
             json.raw(",\"version\":")
             json.integer(result.version)
             json.raw(result.deleted ? ",\"deleted\":true" : ",\"deleted\":false")
-            if !result.deleted, let columns = result.columnsJSON {
+            if resultColumns, !result.deleted, let columns = result.columnsJSON {
                 json.raw(",\"columns\":")
                 json.raw(columns)
             }

@@ -36,7 +36,7 @@ private struct Unsupported: Error {}
 /// The messages of a push, read in place; anything outside the subset throws.
 private extension JSONScanner {
     mutating func pushRequest() throws -> ReceivedPush {
-        var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String??
+        var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String??, resultColumns: Bool??
         try object { reader, key in
             switch key {
             case "clientID" where clientID == nil: clientID = try reader.string()
@@ -45,11 +45,12 @@ private extension JSONScanner {
                 try reader.array { read.append(try $0.mutation()) }
                 mutations = read
             case "scope" where scope == nil: scope = .some(try reader.isNull() ? nil : reader.string())
+            case "resultColumns" where resultColumns == nil: resultColumns = .some(try reader.isNull() ? nil : reader.bool())
             default: throw Unsupported()
             }
         }
         guard let clientID, let mutations else { throw Unsupported() }
-        return ReceivedPush(clientID: clientID, mutations: mutations, scope: scope ?? nil)
+        return ReceivedPush(clientID: clientID, mutations: mutations, scope: scope ?? nil, resultColumns: (resultColumns ?? nil) ?? true)
     }
 
     mutating func mutation() throws -> ReceivedPush.Mutation {

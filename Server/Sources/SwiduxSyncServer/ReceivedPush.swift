@@ -30,11 +30,15 @@ struct ReceivedPush: Hashable, Sendable {
     var clientID: String
     var mutations: [Mutation]
     var scope: String?
+    /// ``SwiduxSyncWire/PushRequest/resultColumns``: `false` when the answer leaves out the
+    /// rows' columns.
+    var resultColumns: Bool
 
-    init(clientID: String, mutations: [Mutation], scope: String?) {
+    init(clientID: String, mutations: [Mutation], scope: String?, resultColumns: Bool = true) {
         self.clientID = clientID
         self.mutations = mutations
         self.scope = scope
+        self.resultColumns = resultColumns
     }
 
     /// `request` (decoded by `JSONDecoder`), its columns encoded as stored.
@@ -53,6 +57,6 @@ struct ReceivedPush: Hashable, Sendable {
                 return Change(table: change.table, id: change.id, kind: change.kind, columnsJSON: columnsJSON,
                               baseVersion: change.baseVersion)
             })
-        }, scope: request.scope)
+        }, scope: request.scope, resultColumns: request.resultColumns ?? true)
     }
 }

@@ -23,6 +23,9 @@ struct PushBodyTests {
             #"{"clientID":"c","mutations":[]}"#,
             #" { "scope" : null , "clientID" : "c\/\"\\\b\f\n\r\t\u00e9\uD83D\uDE00\u0000" , "mutations" : [ ] } "#,
             #"{"clientID":"é😀","scope":"s/1","mutations":[{"id":9223372036854775807,"changes":[]}]}"#,
+            #"{"clientID":"c","resultColumns":false,"mutations":[]}"#,
+            #"{"resultColumns":null,"clientID":"c","mutations":[]}"#,
+            #"{"clientID":"c","mutations":[],"resultColumns":true}"#,
             #"{"clientID":"c","mutations":[{"changes":[{"kind":"delete","table":"todo","id":-9223372036854775808,"baseVersion":null,"columns":null}],"id":1}]}"#,
             #"{"clientID":"c","mutations":[{"id":1,"changes":[{"table":"t","id":{"real":-0.0},"kind":"insert","columns":{}}]}]}"#,
             #"{"clientID":"c","mutations":[{"id":1,"changes":[{"table":"t","id":{"blob":"AAEC/w=="},"kind":"update","baseVersion":-0,"columns":{"a":null,"b":0,"c":-12,"d":"x\"y","e":{"real":1e-7},"f":{"real":2.5E+300},"g":{"real":3},"h":{"blob":""},"":"empty name"}}]}]}"#,
@@ -41,6 +44,8 @@ struct PushBodyTests {
         let bodies = [
             #"{"clientID":"c","mutations":[],"extra":1}"#,                     // another member (JSONDecoder ignores it)
             #"{"clientID":"c","clientID":"d","mutations":[]}"#,                  // a duplicate member
+            #"{"clientID":"c","resultColumns":false,"resultColumns":true,"mutations":[]}"#,
+            #"{"clientID":"c","resultColumns":0,"mutations":[]}"#,                // not a Bool
             #"{"clientID":"c","mutations":[{"id":1.0,"changes":[]}]}"#,          // an integer written as a real
             #"{"clientID":"c","mutations":[{"id":01,"changes":[]}]}"#,           // not JSON
             #"{"clientID":"c","mutations":[{"id":9223372036854775808,"changes":[]}]}"#,
@@ -123,7 +128,7 @@ struct PushBodyTests {
                     return SyncChange(table: text(), id: Bool.random(using: &random) ? value() : .text(text()), kind: kind,
                                       columns: columns, baseVersion: Bool.random(using: &random) ? Int64.random(in: 0...1_000_000, using: &random) : nil)
                 })
-            }, scope: Bool.random(using: &random) ? text() : nil)
+            }, scope: Bool.random(using: &random) ? text() : nil, resultColumns: [nil, true, false].randomElement(using: &random)!)
             let data = try encoder.encode(request)
             let text = String(decoding: data, as: UTF8.self)
             // A null id is decoded by JSONDecoder, and left to it here.

@@ -59,6 +59,43 @@ struct PushPullTests {
             #expect(rows.map(\.version) == response.results.map(\.current.version))
             // The same request again is a replay, answered with the same results.
             #expect(try await a.push(request).results == response.results)
+            // Asked without the columns (`resultColumns: false`, as SwiduxSync asks), the
+            // same results without them, and nothing else changed.
+            var lean = request
+            lean.resultColumns = false
+            let leanResults = try await a.push(lean).results
+            #expect(leanResults.map(\.current.columns) == Array(repeating: nil, count: changes.count))
+            #expect(leanResults == response.results.map { result in
+                var result = result
+                result.current.columns = nil
+                return result
+            })
+            #expect(try await a.pull().rows.map(\.columns) == changes.map(\.columns))
+        }
+    }
+
+    @Test("resultColumns false: the answer's rows carry no columns, and what is applied and pulled is the same (issue 31)")
+    func resultsWithoutColumns() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            let b = try await server.client(space: "home")
+            let first = try await a.push([todo("1"), todo("2"), todo("3")])
+            // Inserts, an update, a delete, and a stale update refused by b's delete.
+            _ = try await b.push([todo("3", .delete)])
+            let changes = [todo("4"), todo("1", .update, title: "one"), todo("2", .delete),
+                           todo("3", .update, title: "stale", base: first.results[2].current.version)]
+            let lean = try await a.push(PushRequest(clientID: a.clientID, mutations: [SyncMutation(id: 2, changes: changes)],
+                                                    resultColumns: false))
+            #expect(lean.results.map(\.applied) == [true, true, true, false])
+            #expect(lean.results.map(\.current.deleted) == [false, false, true, true])
+            #expect(lean.results.allSatisfy { $0.current.columns == nil })
+            let rows = try await b.pull().rows
+            #expect(rows.filter { !$0.deleted }.map(\.columns) == [todo("4").columns, todo("1", .update, title: "one").columns])
+            #expect(rows.suffix(3).map(\.version) == lean.results.prefix(3).map(\.current.version))
+            // `true` is the default's answer: the columns of live rows.
+            let full = try await a.push(PushRequest(clientID: a.clientID, mutations: [SyncMutation(id: 3, changes: [todo("5")])],
+                                                    resultColumns: true))
+            #expect(full.results.map(\.current.columns) == [todo("5").columns])
         }
     }
 
