@@ -24,8 +24,9 @@ struct RowWriter {
         /// The ones the local table has (the id aside), in the statements' order.
         let written: [String]
         let statement: Statement
-        /// `INSERT INTO t (id, …) VALUES `, `(?, …)` and ` ON CONFLICT …`.
-        let prefix: String, row: String, conflict: String
+        /// `INSERT INTO t (id, …) VALUES `, ``RowWriter/rowsPerStatement`` times `(?, …)`,
+        /// ` ON CONFLICT …`.
+        let many: MultiRowSQL
     }
 
     private var localColumns: [String: [String: String]] = [:]
@@ -93,8 +94,7 @@ struct RowWriter {
             for row in chunk { Self.append(row, upsert, to: &values) }
             do {
                 // A cached statement that fails leaves GRDB's cache.
-                try SyncEngine.executeMultiRow(upsert.prefix, row: upsert.row, suffix: upsert.conflict,
-                                               rows: chunk.count, full: Self.rowsPerStatement, values, db)
+                try upsert.many.execute(rows: chunk.count, values, db)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 forgetStatements(of: table)
                 return written
@@ -143,6 +143,6 @@ struct RowWriter {
         let prefix = "INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(([id] + quoted).joined(separator: ", "))) VALUES "
         let suffix = " ON CONFLICT(\(id)) \(conflict)"
         return Upsert(keys: keys, written: written, statement: try db.cachedStatement(sql: prefix + row + suffix),
-                      prefix: prefix, row: row, conflict: suffix)
+                      many: MultiRowSQL(prefix, row: row, suffix: suffix, full: Self.rowsPerStatement))
     }
 }

@@ -210,18 +210,19 @@ extension SyncEngine {
         }
     }
 
+    private static let outboxDelete = MultiRowSQL("DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid IN (", row: "?",
+                                                  suffix: ")", full: 128)
+
     /// Deletes the outbox entries of `keys` up to `sequence`, many rows per statement.
     func deleteOutboxEntries(of keys: [RowKey], through sequence: Int64, _ db: Database) throws {
-        let perStatement = 128
+        let perStatement = Self.outboxDelete.full
         var byTable: [String: [DatabaseValue]] = [:]
         for key in keys { byTable[key.table, default: []].append(key.id) }
         for (table, ids) in byTable {
             var start = 0
             while start < ids.count {
                 let chunk = ids[start..<min(start + perStatement, ids.count)]
-                try Self.executeMultiRow("DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid IN (", row: "?",
-                                         suffix: ")", rows: chunk.count, full: perStatement,
-                                         [sequence.databaseValue, table.databaseValue] + chunk, db)
+                try Self.outboxDelete.execute(rows: chunk.count, [sequence.databaseValue, table.databaseValue] + chunk, db)
                 start += perStatement
             }
         }

@@ -31,13 +31,16 @@ enum SyncSchema {
     static let parked = "swidux_sync_parked"
     static let setAside = "swidux_sync_set_aside"
 
+    /// The outbox's index of rows (their entries, by table and id).
+    private static let outboxIndex = "CREATE INDEX IF NOT EXISTS \(outbox)_key ON \(outbox) (tbl, rid)"
+
     /// Creates what is missing: tables, triggers; queues the existing rows of a table
     /// synced for the first time — in the caller's transaction.
     static func install(in db: Database, tables: [SyncTable]) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(outbox) (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, rid NOT NULL, op TEXT NOT NULL);
-            CREATE INDEX IF NOT EXISTS \(outbox)_key ON \(outbox) (tbl, rid);
+            \(outboxIndex);
             CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value);
             CREATE TABLE IF NOT EXISTS \(knownTables) (tbl TEXT PRIMARY KEY NOT NULL);
             CREATE TABLE IF NOT EXISTS \(version) (
@@ -52,6 +55,12 @@ enum SyncSchema {
             """)
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
                        arguments: [UUID().uuidString.lowercased()])
+        // A first sync of a table queues every row it holds: the outbox's index is made again
+        // after them, sorted once, rather than updated a row at a time in the ids' order
+        // (issue 31: a first push's 100,000 queued rows).
+        var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
+        let rebuildIndex = tables.contains { !known.contains($0.name) }
+        if rebuildIndex { try db.execute(sql: "DROP INDEX IF EXISTS \(outbox)_key") }
         for table in tables {
             guard try db.tableExists(table.name) else {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
@@ -84,14 +93,14 @@ enum SyncSchema {
                     INSERT INTO \(outbox) (tbl, rid, op) VALUES (\(literal), OLD.\(id), 'D');
                 END;
                 """)
-            let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
-            if !known {
+            if known.insert(table.name).inserted {
                 // First sync of this table in this file: every existing row is an insert.
                 try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",
                                arguments: [table.name])
                 try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
             }
         }
+        if rebuildIndex { try db.execute(sql: outboxIndex) }
     }
 
     /// What the insert and update triggers read: the table being written from the server.

@@ -7,6 +7,8 @@ import GRDB
 /// parked row tried again, a foreign key resolved) and before the transaction ends.
 struct VersionWriter {
     private static let rowsPerStatement = 128
+    private static let insert = MultiRowSQL("INSERT OR REPLACE INTO \(SyncSchema.version) (tbl, rid, version) VALUES ", row: "(?, ?, ?)",
+                                            full: rowsPerStatement)
     private var values: [DatabaseValue] = []
 
     mutating func record(_ key: RowKey, _ version: Int64, _ db: Database) throws {
@@ -19,9 +21,7 @@ struct VersionWriter {
     /// Writes what was recorded.
     mutating func flush(_ db: Database) throws {
         guard !values.isEmpty else { return }
-        try SyncEngine.executeMultiRow(
-            "INSERT OR REPLACE INTO \(SyncSchema.version) (tbl, rid, version) VALUES ", row: "(?, ?, ?)",
-            rows: values.count / 3, full: Self.rowsPerStatement, values, db)
+        try Self.insert.execute(rows: values.count / 3, values, db)
         values.removeAll(keepingCapacity: true)
     }
 }

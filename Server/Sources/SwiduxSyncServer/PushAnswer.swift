@@ -8,16 +8,19 @@ import SwiduxSyncWire
 struct PushAnswer {
     /// The outcome of one change.
     struct Result {
-        let table: String
-        /// The id's wire JSON.
-        let idJSON: String
+        /// The change (its table, id and columns are the row's).
+        let change: Push.Prepared
         let applied: Bool
         /// The row's version after the change.
         let version: Int64
         /// Whether the row is a tombstone after the change.
         let deleted: Bool
+
+        var table: String { change.table }
+        /// The id's wire JSON.
+        var idJSON: String { change.idJSON }
         /// The columns' wire JSON, for a live row.
-        let columnsJSON: String?
+        var columnsJSON: String? { deleted ? nil : change.columnsJSON }
     }
 
     /// ``SwiduxSyncWire/PushResponse/lastMutationID``.
