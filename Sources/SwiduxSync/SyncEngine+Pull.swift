@@ -36,6 +36,7 @@ extension SyncEngine {
     func apply(_ page: PullResponse, cursor: Int64? = nil) throws -> PageResult {
         try writer.write { db in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            try SyncSchema.ensureOutboxIndex(db)
             let mark = try SyncSchema.lastOutboxSequence(db)
             let journalMark = try ChangeJournal.lastSequence(db)
             var result = PageResult()

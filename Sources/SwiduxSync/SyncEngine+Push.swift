@@ -85,6 +85,13 @@ extension SyncEngine {
             if !stored.isEmpty { return stored }
             let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(SyncSchema.outbox)") ?? 0
             guard mark > 0 else { return [] }
+            // A row whose first entry read is an update has its entries looked up (``fold(_:)``):
+            // that needs the outbox's index (a first push, every entry an insert, does not).
+            if try !SyncSchema.hasOutboxIndex(db),
+               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? AND op <> 'I')",
+                                 arguments: [scanAfter, mark]) ?? true {
+                try SyncSchema.ensureOutboxIndex(db)
+            }
             let firstID = Int64.fromDatabaseValue(try SyncSchema.value("nextMutation", db)) ?? 1
             var next = firstID
             var built: [PendingMutation] = []
@@ -302,6 +309,8 @@ extension SyncEngine {
             var expected = 0
             let acknowledged = response.acknowledged.map(Set.init)
             let anySetAside = try SyncSchema.hasRows(SyncSchema.setAside, db)
+            // Entries deleted by row (a mutation without a known range) are looked up by row.
+            if sent.contains(where: { $0.covered == nil }) { try SyncSchema.ensureOutboxIndex(db) }
             let unset = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.setAside) WHERE tbl = ? AND rid = ?")
             for mutation in sent where acknowledged?.contains(mutation.id) ?? (mutation.id <= response.lastMutationID) {
                 let keys = try mutation.changedKeys()

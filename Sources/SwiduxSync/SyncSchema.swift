@@ -32,7 +32,8 @@ enum SyncSchema {
     static let setAside = "swidux_sync_set_aside"
 
     /// The outbox's index of rows (their entries, by table and id).
-    private static let outboxIndex = "CREATE INDEX IF NOT EXISTS \(outbox)_key ON \(outbox) (tbl, rid)"
+    private static let outboxIndexName = "\(outbox)_key"
+    private static let outboxIndex = "CREATE INDEX IF NOT EXISTS \(outboxIndexName) ON \(outbox) (tbl, rid)"
 
     /// Creates what is missing: tables, triggers; queues the existing rows of a table
     /// synced for the first time — in the caller's transaction.
@@ -40,7 +41,6 @@ enum SyncSchema {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(outbox) (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, rid NOT NULL, op TEXT NOT NULL);
-            \(outboxIndex);
             CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value);
             CREATE TABLE IF NOT EXISTS \(knownTables) (tbl TEXT PRIMARY KEY NOT NULL);
             CREATE TABLE IF NOT EXISTS \(version) (
@@ -55,12 +55,13 @@ enum SyncSchema {
             """)
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
                        arguments: [UUID().uuidString.lowercased()])
-        // A first sync of a table queues every row it holds: the outbox's index is made again
-        // after them, sorted once, rather than updated a row at a time in the ids' order
-        // (issue 31: a first push's 100,000 queued rows).
+        // A first sync of a table queues every row it holds, without the outbox's index of
+        // rows: ``ensureOutboxIndex(_:)`` makes it, sorted once, when a look-up of a row's
+        // entries needs it. A first push needs none, and deletes the entries it pushed
+        // without updating the index a row at a time in the ids' order (issue 31: a first
+        // push's 100,000 queued rows).
         var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
-        let rebuildIndex = tables.contains { !known.contains($0.name) }
-        if rebuildIndex { try db.execute(sql: "DROP INDEX IF EXISTS \(outbox)_key") }
+        if tables.contains(where: { !known.contains($0.name) }) { try db.execute(sql: "DROP INDEX IF EXISTS \(outboxIndexName)") }
         for table in tables {
             guard try db.tableExists(table.name) else {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
@@ -100,7 +101,18 @@ enum SyncSchema {
                 try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
             }
         }
-        if rebuildIndex { try db.execute(sql: outboxIndex) }
+    }
+
+    /// Makes the outbox's index of rows when it is missing (``install(in:tables:)`` leaves
+    /// it out after queueing a table's rows). Called at the start of a transaction that
+    /// looks entries up by row, before any statement reads the outbox: without the index,
+    /// each look-up would read the whole outbox.
+    static func ensureOutboxIndex(_ db: Database) throws {
+        if try !hasOutboxIndex(db) { try db.execute(sql: outboxIndex) }
+    }
+
+    static func hasOutboxIndex(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(outboxIndexName)')")) ?? false
     }
 
     /// What the insert and update triggers read: the table being written from the server.

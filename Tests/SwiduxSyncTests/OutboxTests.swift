@@ -36,11 +36,36 @@ struct OutboxTests {
         // Installing again (a second client object, a restart) queues nothing more.
         _ = try SyncEngine(writer: fixture.database.writer, tables: NotesSchema.tables)
         #expect(try fixture.outbox().count == 3)
+        // Issue 31: the queued rows are pushed and forgotten without the outbox's index of rows.
+        #expect(try !fixture.outboxIndexed())
         let changes = try fixture.pushAndAcknowledge()
         #expect(changes.map(\.kind) == [.insert, .insert, .insert])
         #expect(changes.first?.columns == ["name": .text("A"), "position": .integer(0)])
         #expect(try fixture.outbox().isEmpty)
         #expect(try fixture.engine.pendingCount() == 0)
+        #expect(try !fixture.outboxIndexed())
+        // An update's entries are looked up (folded): the index is made first.
+        try await fixture.flush(folders: [Folder(id: "c", name: "C")])
+        try fixture.execute("UPDATE folder SET name = 'C2' WHERE id = 'c'; UPDATE folder SET name = 'A2' WHERE id = 'a'")
+        let later = try fixture.pushAndAcknowledge()
+        #expect(later.map(\.id) == [.text("c"), .text("a")], "\(later)")
+        #expect(later.map(\.kind) == [.insert, .update], "\(later)")
+        #expect(try fixture.outboxIndexed())
+        #expect(try fixture.outbox().isEmpty)
+    }
+
+    @Test("A pulled page makes the outbox's index of rows, which it looks rows up in (issue 31)")
+    func pullMakesTheOutboxIndex() async throws {
+        let fixture = try Fixture(before: { database in
+            try database.writer.write { db in try db.execute(sql: "INSERT INTO folder (id, position, name) VALUES ('a', 0, 'A')") }
+        })
+        #expect(try !fixture.outboxIndexed())
+        // A row with a local change not pushed yet keeps it: the pulled version is skipped.
+        _ = try fixture.engine.apply(PullResponse(rows: [folderRow("a", "server", version: 5), folderRow("b", "B", version: 6)],
+                                                  cursor: 6, hasMore: false))
+        #expect(try fixture.outboxIndexed())
+        #expect(try fixture.folderNames() == ["A", "B"])
+        #expect(try fixture.outbox() == ["folder a I"])
     }
 
     @Test("Cascaded deletions are recorded, in the flush's transaction")
@@ -100,4 +125,10 @@ struct OutboxTests {
         // The client reads no columns from the answer: it asks the server to leave them out.
         #expect(decoded.resultColumns == false)
     }
+}
+
+private extension Fixture {
+    func outboxIndexed() throws -> Bool { try database.writer.read { db in try SyncSchema.hasOutboxIndex(db) } }
+    func execute(_ sql: String) throws { try database.writer.write { db in try db.execute(sql: sql) } }
+    func folderNames() throws -> [String] { try database.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM folder ORDER BY id") } }
 }
