@@ -5,12 +5,13 @@ import SwiduxSyncWire
 /// page, a push's results): the ids and columns the server stores as JSON text are copied
 /// in verbatim instead of being decoded into ``SwiduxSyncWire/SyncValue``s and encoded again.
 ///
-/// The caller writes the structure (`{`, keys, commas); ``string(_:)`` escapes a string
-/// as JSON requires, ``raw(_:)`` copies JSON text that is already valid.
+/// The caller writes the structure (`{`, keys, commas) with ``raw(_:)-(StaticString)``;
+/// ``string(_:)`` escapes a string as JSON requires, ``rawText(_:)`` copies JSON text that is
+/// already valid.
 ///
 /// ```swift
 /// var json = JSONText(capacity: 64)
-/// json.raw("{\"table\":"); json.string("todo"); json.raw(",\"id\":"); json.raw(idJSON); json.raw("}")
+/// json.raw("{\"table\":"); json.string("todo"); json.raw(",\"id\":"); json.rawText(idJSON); json.raw("}")
 /// ```
 struct JSONText: Sendable {
     private(set) var buffer: ByteBuffer
@@ -19,8 +20,14 @@ struct JSONText: Sendable {
         buffer = ByteBufferAllocator().buffer(capacity: capacity)
     }
 
+    /// Copies `text`, JSON written in the code (a key, punctuation), as it is, without a
+    /// `String` (issue 31: a push's answer writes ten of them per row).
+    mutating func raw(_ text: StaticString) {
+        buffer.writeStaticString(text)
+    }
+
     /// Copies `text`, already JSON, as it is.
-    mutating func raw(_ text: String) {
+    mutating func rawText(_ text: String) {
         buffer.writeString(text)
     }
 
@@ -45,8 +52,24 @@ struct JSONText: Sendable {
         buffer.writeBytes(bytes)
     }
 
-    /// A JSON number.
+    /// A JSON number, its digits written in place.
     mutating func integer(_ value: Int64) {
-        buffer.writeString(String(value))
+        Self.writeDigits(of: value, to: &buffer)
+    }
+
+    /// Writes `value` in decimal (as `String(value)` spells it) into `buffer`.
+    static func writeDigits(of value: Int64, to buffer: inout ByteBuffer) {
+        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // 20 digits at most (UInt64.max); written from the end.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[start...]))
+        }
     }
 }

@@ -171,7 +171,8 @@ enum Push {
                 guard SyncProtocol.isValidTableName(change.table) else {
                     throw RequestFailure.badRequest("invalid table name \"\(change.table)\"")
                 }
-                let rid = change.id.key
+                let idJSON = try encode(what: "id of \(change.table)") { try WireJSON.text(change.id) }
+                let rid = WireJSON.key(change.id, json: idJSON)
                 guard !rid.utf8.contains(0) else {
                     throw RequestFailure.badRequest("invalid id of \(change.table) in mutation \(mutation.id): it contains a NUL character (U+0000)")
                 }
@@ -186,7 +187,7 @@ enum Push {
                     columnsJSON = columns
                 }
                 return Prepared(table: change.table, kind: change.kind, baseVersion: change.baseVersion, rid: rid,
-                                idJSON: try encode(what: "id of \(change.table)") { try WireJSON.text(change.id) },
+                                idJSON: idJSON,
                                 columnsJSON: columnsJSON)
             }
             return PreparedMutation(id: mutation.id, changes: changes, hash: MutationHash.of(id: mutation.id, changes: changes))

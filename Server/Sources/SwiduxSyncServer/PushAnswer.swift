@@ -45,17 +45,17 @@ struct PushAnswer {
             json.raw(index == 0 ? "{\"table\":" : ",{\"table\":")
             json.string(result.table)
             json.raw(",\"id\":")
-            json.raw(result.idJSON)
+            json.rawText(result.idJSON)
             json.raw(result.applied ? ",\"applied\":true,\"current\":{\"table\":" : ",\"applied\":false,\"current\":{\"table\":")
             json.string(result.table)
             json.raw(",\"id\":")
-            json.raw(result.idJSON)
+            json.rawText(result.idJSON)
             json.raw(",\"version\":")
             json.integer(result.version)
             json.raw(result.deleted ? ",\"deleted\":true" : ",\"deleted\":false")
             if resultColumns, !result.deleted, let columns = result.columnsJSON {
                 json.raw(",\"columns\":")
-                json.raw(columns)
+                json.rawText(columns)
             }
             json.raw("}}")
         }

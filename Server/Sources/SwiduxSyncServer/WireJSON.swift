@@ -12,6 +12,15 @@ enum WireJSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `value`'s ``SwiduxSyncWire/SyncValue/key``, given its wire JSON (`json`, from
+    /// ``text(_:)-(SyncValue)``): a blob's base64 is taken from it rather than encoded again
+    /// (issue 31: a first push's blob ids were encoded twice).
+    static func key(_ value: SyncValue, json: String) -> String {
+        guard case .blob = value else { return value.key }
+        // `{"blob":"` … `"}`
+        return "b:" + String(decoding: json.utf8.dropFirst(9).dropLast(2), as: UTF8.self)
+    }
+
     /// The wire JSON of a row's columns: an object, one member per column, in the order of
     /// their names (the same text for the same columns, in every process).
     static func text(_ columns: [String: SyncValue]) throws -> String {

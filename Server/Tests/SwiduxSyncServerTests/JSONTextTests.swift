@@ -20,4 +20,35 @@ struct JSONTextTests {
             #expect(try JSONDecoder().decode(String.self, from: Data(written)) == text)
         }
     }
+
+    @Test("Integers are written as String(value) spells them: extremes, zero, signs, random values")
+    func integersWritten() {
+        var random = SystemRandomNumberGenerator()
+        let values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+            + (0..<500).map { _ in Int64.random(in: .min ... .max, using: &random) }
+            + (0..<500).map { _ in Int64.random(in: -100_000...100_000, using: &random) }
+        for value in values {
+            var json = JSONText(capacity: 1)
+            json.integer(value)
+            #expect(String(decoding: json.buffer.readableBytesView, as: UTF8.self) == String(value))
+        }
+        // Literals and copied text around them.
+        var json = JSONText(capacity: 1)
+        json.raw("{\"n\":")
+        json.integer(-42)
+        json.raw(",\"id\":")
+        json.rawText(#"{"blob":"AA=="}"#)
+        json.raw("}")
+        #expect(String(decoding: json.buffer.readableBytesView, as: UTF8.self) == #"{"n":-42,"id":{"blob":"AA=="}}"#)
+    }
+
+    @Test("An id's key taken from its wire JSON is SyncValue.key, for blobs of every length and the other kinds")
+    func keysFromJSON() throws {
+        var random = SystemRandomNumberGenerator()
+        var values: [SyncValue] = [.null, .integer(-3), .real(0.5), .text("é\"x"), .text("")]
+        values += (0..<70).map { length in .blob(Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &random) })) }
+        for value in values {
+            #expect(WireJSON.key(value, json: try WireJSON.text(value)) == value.key, "\(value)")
+        }
+    }
 }
