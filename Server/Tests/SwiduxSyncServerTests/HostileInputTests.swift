@@ -50,6 +50,26 @@ struct HostileInputTests {
         }
     }
 
+    /// Issue 31: a large mutation written with COPY, then a refused one: nothing is written, no version taken.
+    @Test("a request whose last mutation is refused (a row twice) after a large one gets 400 and changes nothing, its sequence included")
+    func lateRefusalChangesNothing() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            let before = try await server.snapshot()
+            let large = SyncMutation(id: 1, changes: (0..<300).map { todo("row\($0)") })   // written with COPY
+            let small = SyncMutation(id: 2, changes: [todo("x")])
+            let bad = SyncMutation(id: 3, changes: [todo("y"), todo("y", .update, title: "again")])
+            let answer = try await a.pushAnswer(try JSONEncoder().encode(PushRequest(clientID: a.clientID, mutations: [large, small, bad])))
+            #expect(answer.status == 400)
+            #expect(answer.error?.contains("mutation 3 changes todo") == true, "\(answer.error ?? "")")
+            #expect(try await server.snapshot() == before)
+            // The same mutations without the bad one apply, under the same ids.
+            let applied = try await a.push(PushRequest(clientID: a.clientID, mutations: [large, small]))
+            #expect(applied.acknowledged == [1, 2])
+            #expect(try await a.pull(limit: 1000).rows.count == 301)
+        }
+    }
+
     @Test("token create and revoke print only their result, nothing on stderr (item 18)")
     func quietTokenCommands() async throws {
         let database = try await PostgresCluster.shared().createDatabase()
