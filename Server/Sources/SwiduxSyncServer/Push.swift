@@ -66,41 +66,62 @@ enum Push {
 
     static func apply(_ request: ReceivedPush, space: Int64, database: Database, logger: Logger) async throws -> PushAnswer {
         let mutations = try validate(request)
+        do {
+            return try await apply(request, mutations, copying: true, space: space, database: database, logger: logger)
+        } catch is RowCopy.KnownRow {
+            // A large mutation's insert met a row the space holds (``RowCopy``): the request
+            // is applied again, from the start, with upserts only.
+            return try await apply(request, mutations, copying: false, space: space, database: database, logger: logger)
+        }
+    }
+
+    /// Applies `mutations` (``validate(_:)``) in one transaction; with `copying`, a large
+    /// mutation of new rows is written with ``RowCopy``.
+    private static func apply(_ request: ReceivedPush, _ mutations: [PreparedMutation], copying: Bool, space: Int64,
+                              database: Database, logger: Logger) async throws -> PushAnswer {
         let tables = Array(Set(mutations.flatMap { $0.changes.map(\.table) })).sorted()
         return try await database.transaction { connection in
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(\(spaceLockClass), \(Int32(truncatingIfNeeded: space)))", logger: logger)
-            if !tables.isEmpty {
-                var known = Set<String>()
-                for try await table in try await connection.query(
-                    "SELECT tbl FROM sync_tables WHERE space = \(space) AND tbl = ANY(\(tables))", logger: logger
-                ).decode(String.self) { known.insert(table) }
-                if let unknown = tables.first(where: { !known.contains($0) }) {
-                    throw RequestFailure.badRequest("unknown table \"\(unknown)\" (declare it with PUT /\(SyncProtocol.tablesPath))")
-                }
+            // The space's lock, then the request's tables the space declared: one round trip
+            // (issue 31: a push of 1,000 rows made about fifteen). A volatile function keeps
+            // the subquery, and so the lock, evaluated before the row is made.
+            var known = Set<String>()
+            for try await declared in try await connection.query("""
+                SELECT ARRAY(SELECT tbl FROM sync_tables WHERE space = \(space) AND tbl = ANY(\(tables)))
+                FROM (SELECT pg_advisory_xact_lock(\(spaceLockClass), \(Int32(truncatingIfNeeded: space)))) AS space_lock
+                """, logger: logger).decode([String].self) { known.formUnion(declared) }
+            if let unknown = tables.first(where: { !known.contains($0) }) {
+                throw RequestFailure.badRequest("unknown table \"\(unknown)\" (declare it with PUT /\(SyncProtocol.tablesPath))")
             }
-            try await connection.query("""
-                INSERT INTO sync_clients (space, client_id, last_mutation) VALUES (\(space), \(request.clientID), 0)
-                ON CONFLICT (space, client_id) DO NOTHING
-                """, logger: logger)
+            // The client's row, made if new, locked, and its last mutation: one round trip
+            // (issue 31: a push of 1,000 rows made about fifteen).
             var last: Int64 = 0
-            for try await value in try await connection.query(
-                "SELECT last_mutation FROM sync_clients WHERE space = \(space) AND client_id = \(request.clientID) FOR UPDATE",
-                logger: logger
-            ).decode(Int64.self) { last = value }
+            for try await value in try await connection.query("""
+                INSERT INTO sync_clients AS c (space, client_id, last_mutation) VALUES (\(space), \(request.clientID), 0)
+                ON CONFLICT (space, client_id) DO UPDATE SET last_mutation = c.last_mutation
+                RETURNING c.last_mutation
+                """, logger: logger).decode(Int64.self) { last = value }
 
             var results: [PushAnswer.Result] = []
             results.reserveCapacity(mutations.reduce(0) { $0 + $1.changes.count })
             var acknowledged: [Int64] = []
             var wrote = false
+            // An applied mutation is remembered (`sync_mutations`) with the next statement: the
+            // last one with the request's closing statement.
+            var unrecorded: (id: Int64, hash: ByteBuffer, versions: [Int64], applied: [Bool])?
+            func record() async throws {
+                guard let mutation = unrecorded else { return }
+                unrecorded = nil
+                try await connection.query("""
+                    INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
+                    VALUES (\(space), \(request.clientID), \(mutation.id), \(mutation.hash), \(mutation.versions), \(mutation.applied))
+                    """, logger: logger)
+            }
             for mutation in mutations {
                 if mutation.id > last {
-                    let (mutationResults, mutationWrote) = try await applyMutation(mutation.changes, space: space, connection: connection, logger: logger)
-                    try await connection.query("""
-                        INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
-                        VALUES (\(space), \(request.clientID), \(mutation.id), \(mutation.hash),
-                                \(mutationResults.map(\.version)), \(mutationResults.map(\.applied)))
-                        """, logger: logger)
+                    let (mutationResults, mutationWrote) = try await applyMutation(mutation.changes, copying: copying, space: space,
+                                                                                   connection: connection, logger: logger)
+                    try await record()
+                    unrecorded = (mutation.id, mutation.hash, mutationResults.map(\.version), mutationResults.map(\.applied))
                     results += mutationResults
                     wrote = wrote || mutationWrote
                     last = mutation.id
@@ -109,14 +130,30 @@ enum Push {
                 }
                 acknowledged.append(mutation.id)
             }
-            try await connection.query(
-                "UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)",
-                logger: logger)
-            try await connection.query("""
-                DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(last - keptMutations)
-                """, logger: logger)
-            if wrote {
-                try await connection.query("SELECT pg_notify(\(channel), \(String(space)))", logger: logger)
+            // The last applied mutation, the client's last mutation, the mutations no longer
+            // remembered, and the notification when rows were written: one statement.
+            let forget = last - keptMutations
+            if let mutation = unrecorded {
+                try await connection.query("""
+                    WITH recorded AS (
+                        INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
+                        VALUES (\(space), \(request.clientID), \(mutation.id), \(mutation.hash), \(mutation.versions), \(mutation.applied))
+                    ), client AS (
+                        UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)
+                    ), forgotten AS (
+                        DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(forget)
+                    )
+                    SELECT pg_notify(\(channel), \(String(space))) WHERE \(wrote)
+                    """, logger: logger)
+            } else {
+                try await connection.query("""
+                    WITH client AS (
+                        UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)
+                    ), forgotten AS (
+                        DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(forget)
+                    )
+                    SELECT pg_notify(\(channel), \(String(space))) WHERE \(wrote)
+                    """, logger: logger)
             }
             return PushAnswer(lastMutationID: last, results: results, acknowledged: acknowledged,
                               resultColumns: request.resultColumns)
@@ -202,7 +239,7 @@ enum Push {
 
     /// Applies one mutation's changes with two bulk statements: the current state of the
     /// rows updates and deletes touch, then one upsert of every row written (with their new versions).
-    private static func applyMutation(_ changes: [Prepared], space: Int64, connection: PostgresConnection,
+    private static func applyMutation(_ changes: [Prepared], copying: Bool, space: Int64, connection: PostgresConnection,
                                       logger: Logger) async throws -> ([PushAnswer.Result], Bool) {
         struct Existing { let version: Int64; let deleted: Bool }
         var existing: [RowKey: Existing] = [:]
@@ -235,10 +272,10 @@ enum Push {
         let written = zip(changes, outcomes).compactMap { prepared, outcome -> Prepared? in
             if case .write = outcome { return prepared } else { return nil }
         }
-        // A large mutation of rows the space does not hold yet (a first push): COPY (``RowCopy``),
-        // unless one of its inserts is a known row after all.
+        // A large mutation of rows the space does not hold yet (a first push): COPY (``RowCopy``).
+        // One of its inserts being a known row after all throws ``RowCopy/KnownRow``.
         var copied: [Int64]?
-        if written.count >= RowCopy.minimumRows, written.allSatisfy({ $0.kind == .insert || existing[$0.key] == nil }) {
+        if copying, written.count >= RowCopy.minimumRows, written.allSatisfy({ $0.kind == .insert || existing[$0.key] == nil }) {
             copied = try await RowCopy.insert(written, space: space, connection: connection, logger: logger)
         }
         // Else one statement: a version for each written row (`v`, materialized: nextval runs

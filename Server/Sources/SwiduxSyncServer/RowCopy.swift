@@ -11,22 +11,29 @@ import PostgresNIO
 /// and written with the rows, in input order (ascending): nothing is read back. (Reading the
 /// copied rows back in version order, to learn the versions the column's default gave them,
 /// was a seventh of a 10,000-row push.) A row that exists after all (an insert of a known
-/// id) makes the copy fail with a unique violation: it is rolled back to a savepoint, and
-/// ``insert(_:space:connection:logger:)`` answers `nil` for the caller to upsert instead (the
-/// versions taken are skipped: a sequence has gaps, which pulls do not mind). The caller
-/// holds the space's advisory lock.
+/// id) makes the copy fail with a unique violation: ``insert(_:space:connection:logger:)``
+/// throws ``KnownRow``, the transaction is rolled back, and the caller applies the request
+/// again with upserts (the versions taken are skipped: a sequence has gaps, which pulls do
+/// not mind). That is rare — a client pushing rows the space already holds under inserts —
+/// and saves every large push a savepoint's two round trips. The caller holds the space's
+/// advisory lock.
 ///
 /// ```swift
-/// if let versions = try await RowCopy.insert(written, space: space, connection: connection, logger: logger) { … }
+/// let versions = try await RowCopy.insert(written, space: space, connection: connection, logger: logger)
 /// ```
 enum RowCopy {
     /// Below this many rows, one upsert statement is cheaper than a copy's four round trips.
     static let minimumRows = 64
 
-    /// The versions given to `rows`, in their order; `nil` (and nothing written) when one of
-    /// them already exists in the space.
+    /// One of the copied rows exists in the space: the transaction failed, and is rolled back.
+    struct KnownRow: Error {}
+
+    /// The versions given to `rows`, in their order.
+    ///
+    /// - Throws: ``KnownRow`` when one of them already exists in the space (the transaction
+    ///   has failed).
     static func insert(_ rows: [Push.Prepared], space: Int64, connection: PostgresConnection,
-                       logger: Logger) async throws -> [Int64]? {
+                       logger: Logger) async throws -> [Int64] {
         // One row of one array (issue 31: a row per version was a tenth of the server's CPU
         // in a first push, in PostgresNIO's handling of rows).
         var versions: [Int64] = []
@@ -40,7 +47,6 @@ enum RowCopy {
         }
         // In input order, as the upsert gives them (each nextval is above the last one anyway).
         versions.sort()
-        try await connection.query("SAVEPOINT swidux_copy", logger: logger)
         do {
             try await connection.copyFrom(table: "sync_rows", columns: ["space", "tbl", "rid", "id", "version", "deleted", "columns"],
                                           logger: logger) { writer in
@@ -70,11 +76,8 @@ enum RowCopy {
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == uniqueViolation {
-            try await connection.query("ROLLBACK TO SAVEPOINT swidux_copy", logger: logger)
-            try await connection.query("RELEASE SAVEPOINT swidux_copy", logger: logger)
-            return nil
+            throw KnownRow()
         }
-        try await connection.query("RELEASE SAVEPOINT swidux_copy", logger: logger)
         return versions
     }
 

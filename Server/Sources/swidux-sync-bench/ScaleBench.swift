@@ -19,7 +19,7 @@ import FoundationNetworking
 ///   columns in pages of 10,000.
 ///
 /// Timed: the HTTP requests (the client's bodies are encoded before, its answers decoded
-/// after). The server's peak RSS (`VmHWM`, reset before each phase) is read during the
+/// after). The pushes ask for results without the rows' columns, as SwiduxSync does. The server's peak RSS (`VmHWM`, reset before each phase) is read during the
 /// large push and the full pull.
 enum ScaleBench {
     struct Figures {
@@ -183,8 +183,11 @@ enum ScaleBench {
         }
     }
 
+    /// A push as SwiduxSync's client sends it: results without the rows' columns
+    /// (``SwiduxSyncWire/PushRequest/resultColumns``).
     private static func body(_ changes: [SyncChange], mutation: Int64) throws -> Data {
-        try JSONEncoder().encode(PushRequest(clientID: "scale", mutations: [SyncMutation(id: mutation, changes: changes)]))
+        try JSONEncoder().encode(PushRequest(clientID: "scale", mutations: [SyncMutation(id: mutation, changes: changes)],
+                                             resultColumns: false))
     }
 
     /// rid, id JSON, columns JSON per change, for the raw inserts.

@@ -93,6 +93,31 @@ struct LargePushTests {
         }
     }
 
+    /// The copy that meets a known row fails the transaction: the whole request is applied
+    /// again with upserts, the mutations copied before it included.
+    @Test("a request whose second large mutation meets a known row after the first was copied: both applied once, in order")
+    func knownRowAfterACopiedMutation() async throws {
+        try await TestServer.with { server in
+            let a = try await server.client(space: "home")
+            let b = try await server.client(space: "home")
+            try await a.push([todo("known 3")])
+            let first = (0..<Self.count).map { todo("new \($0)") }
+            let second = (0..<Self.count).map { todo("known \($0)", title: "second \($0)") }
+            let response = try await b.push(PushRequest(clientID: b.clientID, mutations: [
+                SyncMutation(id: 1, changes: first), SyncMutation(id: 2, changes: second),
+            ]))
+            #expect(response.acknowledged == [1, 2])
+            let rows = try await a.pullAll()
+            #expect(rows.count == first.count + second.count)
+            Self.check(first + second, response, pulled: rows)
+            // Replayed: the same results, nothing applied again.
+            #expect(try await b.push(PushRequest(clientID: b.clientID, mutations: [
+                SyncMutation(id: 1, changes: first), SyncMutation(id: 2, changes: second),
+            ])).results == response.results)
+            #expect(try await a.pullAll().count == rows.count)
+        }
+    }
+
     @Test("a large push of updates and deletes of known rows: delete wins over a stale update, a tombstone deleted again keeps its version")
     func updatesOfKnownRows() async throws {
         try await TestServer.with { server in
