@@ -133,28 +133,19 @@ enum Push {
             // The last applied mutation, the client's last mutation, the mutations no longer
             // remembered, and the notification when rows were written: one statement.
             let forget = last - keptMutations
-            if let mutation = unrecorded {
-                try await connection.query("""
-                    WITH recorded AS (
-                        INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
-                        VALUES (\(space), \(request.clientID), \(mutation.id), \(mutation.hash), \(mutation.versions), \(mutation.applied))
-                    ), client AS (
-                        UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)
-                    ), forgotten AS (
-                        DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(forget)
-                    )
-                    SELECT pg_notify(\(channel), \(String(space))) WHERE \(wrote)
-                    """, logger: logger)
-            } else {
-                try await connection.query("""
-                    WITH client AS (
-                        UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)
-                    ), forgotten AS (
-                        DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(forget)
-                    )
-                    SELECT pg_notify(\(channel), \(String(space))) WHERE \(wrote)
-                    """, logger: logger)
-            }
+            let closing = unrecorded ?? (0, ByteBuffer(), [], [])
+            try await connection.query("""
+                WITH recorded AS (
+                    INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
+                    SELECT \(space), \(request.clientID), \(closing.id), \(closing.hash), \(closing.versions), \(closing.applied)
+                    WHERE \(unrecorded != nil)
+                ), client AS (
+                    UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)
+                ), forgotten AS (
+                    DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(forget)
+                )
+                SELECT pg_notify(\(channel), \(String(space))) WHERE \(wrote)
+                """, logger: logger)
             return PushAnswer(lastMutationID: last, results: results, acknowledged: acknowledged,
                               resultColumns: request.resultColumns)
         }
