@@ -23,11 +23,9 @@ import GRDB
 /// it reads the journal since the cursor and the changed rows in one snapshot and delivers
 /// one batch for everything committed since the previous one. A reader whose cursor fell
 /// behind the journal's pruned range gets a re-hydration batch (every row). When another
-/// connection changes the schema of the followed tables (`PRAGMA schema_version`, then
-/// their definitions, root pages and triggers, and the migrations that ran: a table rebuilt
-/// by a migration loses the journal's triggers), the feed re-installs the triggers and
-/// delivers a re-hydration batch; a change elsewhere in the schema (an index, another
-/// table) is not one; a schema it cannot read (a newer app's migrations, a followed table
+/// connection changes the schema (`PRAGMA schema_version`; a table rebuilt by a migration
+/// loses the journal's triggers), the feed re-installs the triggers and delivers a
+/// re-hydration batch; a schema it cannot read (a newer app's migrations, a followed table
 /// gone, rows that no longer decode) is logged as an error and the feed stops. It also stops
 /// on ``cancel()``, when the database closes, or when the owner it was started for goes away
 /// (`store.follow(database)`). File databases only: in memory nothing is ever delivered.
@@ -114,13 +112,6 @@ private final class Poller: @unchecked Sendable {
         let commits = database.commits
         var version: Int64?
         var schema: Int64?
-        // What of the schema the feed depends on, read with `schema`.
-        var fingerprint: [String] = []
-        func readSchema() throws {
-            (schema, fingerprint) = try connection.read { db in
-                (try Int64.fetchOne(db, sql: "PRAGMA schema_version"), try self.schemaFingerprint(db))
-            }
-        }
         var failures = 0
         while !Task.isCancelled, keepRunning(), !database.isClosed {
             wakeUps.withLock { $0 += 1 }
@@ -130,25 +121,18 @@ private final class Poller: @unchecked Sendable {
                 let current = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
                 if cursor == nil || current != version {
                     version = current
-                    // The schema as the batches will read it (a change after this read is seen by
-                    // the next check).
-                    let (currentSchema, currentFingerprint) = try await connection.read { db in
-                        (try Int64.fetchOne(db, sql: "PRAGMA schema_version"), try self.schemaFingerprint(db))
-                    }
+                    let currentSchema = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") }
                     let batches: [ChangeFeedBatch]
-                    if let known = schema, currentSchema != known, currentFingerprint != fingerprint {
+                    if let known = schema, currentSchema != known {
                         // Another connection changed the schema: a rebuilt table lost the
                         // journal's triggers. Stops (reported) when the schema is unreadable.
                         guard let rehydrated = try await schemaChanged(connection, path: path) else { return }
                         batches = [rehydrated]
                         // Re-installing the triggers changed the schema again.
-                        try readSchema()
+                        schema = try connection.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") }
                     } else {
-                        // Unchanged, or changed elsewhere (an index, another table: a sync
-                        // engine's): the followed tables, their triggers and the migrations
-                        // are as they were, and their commits were journaled.
                         batches = try await connection.read({ db in try self.readBatches(db) })
-                        (schema, fingerprint) = (currentSchema, currentFingerprint)
+                        schema = currentSchema
                     }
                     for batch in batches {
                         guard !Task.isCancelled, keepRunning() else { return }
@@ -169,25 +153,6 @@ private final class Poller: @unchecked Sendable {
                 do { try await Task.sleep(for: interval) } catch { return }
             }
         }
-    }
-
-    /// What of the schema the feed depends on: the followed tables and the journal's (their
-    /// definitions and root pages: a rebuilt table has a new one), their triggers (the
-    /// journal's), and the migrations that ran. Another change of the schema (an index, a
-    /// table of its own) leaves it as it is, and needs no re-hydration.
-    func schemaFingerprint(_ db: Database) throws -> [String] {
-        let names = (Array(tables.keys) + [ChangeJournal.table]).map { $0.lowercased() }
-        var fingerprint = try Row.fetchAll(db, sql: """
-            SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master
-            WHERE type IN ('table', 'trigger') AND lower(tbl_name) IN (\(databaseQuestionMarks(count: names.count)))
-            ORDER BY type, name
-            """, arguments: StatementArguments(names)).map { row in
-            row.databaseValues.map(\.description).joined(separator: "\u{1F}")
-        }
-        if try db.tableExists("grdb_migrations") {
-            fingerprint += try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-        }
-        return fingerprint
     }
 
     /// After another connection changed the schema: checks that this app can still read it

@@ -344,6 +344,9 @@ public actor SyncClient {
                 }
             }
             try acknowledgeAnswered()
+            // Everything queued by a first sync is pushed: the outbox's index is made now,
+            // on a small outbox, rather than by the next pulled page's transaction.
+            try local { try engine.ensureOutboxIndex() }
             await exclusive.unlock()
             return total
         } catch let refusal as CodedRefusal {

@@ -100,6 +100,13 @@ final class SyncEngine: Sendable {
         return columns
     }
 
+    /// Makes the outbox's index of rows if a first sync left it out (``SyncSchema/install(in:tables:)``):
+    /// at the end of a push, so that the pull after it changes no schema.
+    func ensureOutboxIndex() throws {
+        guard try !writer.read({ try SyncSchema.hasOutboxIndex($0) }) else { return }
+        try writer.write { try SyncSchema.ensureOutboxIndex($0) }
+    }
+
     func hasOutboxEntry(_ key: RowKey, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? LIMIT 1"),
                           arguments: [key.table, key.id]) ?? false

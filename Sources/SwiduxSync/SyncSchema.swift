@@ -41,6 +41,7 @@ enum SyncSchema {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(outbox) (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, rid NOT NULL, op TEXT NOT NULL);
+            \(outboxIndex);
             CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value);
             CREATE TABLE IF NOT EXISTS \(knownTables) (tbl TEXT PRIMARY KEY NOT NULL);
             CREATE TABLE IF NOT EXISTS \(version) (
@@ -56,12 +57,16 @@ enum SyncSchema {
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
                        arguments: [UUID().uuidString.lowercased()])
         // A first sync of a table queues every row it holds, without the outbox's index of
-        // rows: ``ensureOutboxIndex(_:)`` makes it, sorted once, when a look-up of a row's
-        // entries needs it. A first push needs none, and deletes the entries it pushed
-        // without updating the index a row at a time in the ids' order (issue 31: a first
-        // push's 100,000 queued rows).
+        // rows: ``ensureOutboxIndex(_:)`` makes it, sorted once, when the push ends or a
+        // look-up of a row's entries needs it first. A first push needs none, and deletes the
+        // entries it pushed without updating the index a row at a time in the ids' order
+        // (issue 31: a first push's 100,000 queued rows). Only when there are rows to queue:
+        // making the index is a schema change, which makes stores following the file read
+        // it whole.
         var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
-        if tables.contains(where: { !known.contains($0.name) }) { try db.execute(sql: "DROP INDEX IF EXISTS \(outboxIndexName)") }
+        if try tables.contains(where: { try !known.contains($0.name) && hasRows($0.name.quotedDatabaseIdentifier, db) }) {
+            try db.execute(sql: "DROP INDEX IF EXISTS \(outboxIndexName)")
+        }
         for table in tables {
             guard try db.tableExists(table.name) else {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
@@ -161,7 +166,7 @@ enum SyncSchema {
         try db.execute(sql: "INSERT OR REPLACE INTO \(state) (key, value) VALUES (?, ?)", arguments: [key, value])
     }
 
-    /// Whether `table` (one of these tables) holds any row.
+    /// Whether `table` (one of these tables, or a quoted name) holds any row.
     static func hasRows(_ table: String, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(table))")) ?? false
     }

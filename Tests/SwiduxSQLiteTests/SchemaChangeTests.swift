@@ -54,37 +54,6 @@ struct SchemaChangeTests {
         #expect(try await window.waitUntilEqualToFile())
     }
 
-    /// Issue 31: a sync engine's first sync makes its outbox's index later, in a file that
-    /// stores follow; that must not make them re-hydrate every row.
-    @Test("A schema change outside the followed tables (an index, another table) is no re-hydration: the journal keeps being replayed")
-    func unrelatedSchemaChangeKeepsReplaying() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("app.sqlite")
-        let database = try SwiduxDatabase(path: path, migrations: CSchema.migrations)
-        let feed = try database.changeFeed(for: CSchema.lists, CSchema.items, every: .milliseconds(5))
-        var batches = feed.batches.makeAsyncIterator()
-        // The journal was just installed: the first batch is a re-hydration.
-        #expect(await batches.next()?.isRehydration == true)
-        let other = try DatabaseQueue(path: path)
-        try await other.write { db in
-            try db.execute(sql: """
-                CREATE TABLE elsewhere (x);
-                CREATE INDEX clist_name ON clist (name);
-                INSERT INTO clist (id, position, name) VALUES ('L', 0, 'list');
-                """)
-        }
-        let next = await batches.next()
-        #expect(next?.isRehydration == false)
-        #expect(next?.changes(in: CSchema.lists)?.upserts.map(\.entity.id) == ["L"])
-        // A followed table's definition changing still is one.
-        try await other.write { db in
-            try db.execute(sql: "ALTER TABLE citem ADD COLUMN extra TEXT; INSERT INTO clist (id, position, name) VALUES ('M', 1, 'more')")
-        }
-        #expect(await batches.next()?.isRehydration == true)
-        try other.close()
-        feed.cancel()
-    }
-
     @Test("A schema migrated by a newer app version is reported, naming the file and the unknown migration, and not followed")
     func newerSchemaIsReported() async throws {
         let directory = try TemporaryDirectory()
