@@ -64,7 +64,9 @@ enum SyncSchema {
         // making the index is a schema change, which makes stores following the file read
         // it whole.
         var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
-        if try tables.contains(where: { try !known.contains($0.name) && hasRows($0.name.quotedDatabaseIdentifier, db) }) {
+        if try tables.contains(where: { table in
+            try !known.contains(table.name) && db.tableExists(table.name) && hasRows(table.name.quotedDatabaseIdentifier, db)
+        }) {
             try db.execute(sql: "DROP INDEX IF EXISTS \(outboxIndexName)")
         }
         for table in tables {

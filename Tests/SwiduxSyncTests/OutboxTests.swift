@@ -54,6 +54,21 @@ struct OutboxTests {
         #expect(try fixture.outbox().isEmpty)
     }
 
+    @Test("A synced table that does not exist is named in the error, also when another table has rows to queue")
+    func missingTableIsNamed() throws {
+        let fixture = try Fixture(before: { database in
+            try database.writer.write { db in try db.execute(sql: "INSERT INTO folder (id, position, name) VALUES ('a', 0, 'A')") }
+        })
+        #expect(throws: SyncError.self) {
+            _ = try SyncEngine(writer: fixture.database.writer, tables: [.table(NotesSchema.folders), SyncTable(name: "nowhere", idColumn: "id")])
+        }
+        do {
+            _ = try SyncEngine(writer: fixture.database.writer, tables: [.table(NotesSchema.folders), SyncTable(name: "nowhere", idColumn: "id")])
+        } catch {
+            #expect("\(error)".contains("\"nowhere\" does not exist"), "\(error)")
+        }
+    }
+
     @Test("A pulled page makes the outbox's index of rows, which it looks rows up in (issue 31)")
     func pullMakesTheOutboxIndex() async throws {
         let fixture = try Fixture(before: { database in
