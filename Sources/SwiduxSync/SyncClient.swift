@@ -345,8 +345,9 @@ public actor SyncClient {
             }
             try acknowledgeAnswered()
             // Everything queued by a first sync is pushed: the outbox's index is made now,
-            // on a small outbox, rather than by the next pulled page's transaction.
-            try local { try engine.ensureOutboxIndex() }
+            // on a small outbox, rather than by the next pulled page's transaction. Only
+            // after a push that sent something: an idle round reads nothing more.
+            if total.mutations > 0 { try local { try engine.ensureOutboxIndex() } }
             await exclusive.unlock()
             return total
         } catch let refusal as CodedRefusal {
