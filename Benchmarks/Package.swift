@@ -28,6 +28,25 @@ let package = Package(
             name: "BenchmarkSupport",
             dependencies: [.product(name: "Swidux", package: "Swidux")]
         ),
+        // The measurements that both the benchmarks and the CI speed check run: one copy of
+        // each scenario, sized by the caller.
+        .target(
+            name: "BenchmarkScenarios",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "Swidux", package: "Swidux"),
+                .product(name: "SwiduxSQLite", package: "Swidux"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // The speed check `.ci/run` runs (release): short interleaved runs of the scenarios,
+        // each ratio against its limit; exits non-zero on a clear regression.
+        .executableTarget(
+            name: "BenchmarkCheck",
+            dependencies: ["BenchmarkScenarios", "BenchmarkSupport"],
+            path: "Sources/BenchmarkCheck"
+        ),
         benchmark("StoreDispatch"),
         benchmark("EntityStoreOps", [.product(name: "OrderedCollections", package: "swift-collections")]),
         benchmark("SQLiteFlush", [
@@ -72,6 +91,7 @@ func benchmark(_ name: String, _ dependencies: [Target.Dependency] = []) -> Targ
             .product(name: "Benchmark", package: "benchmark"),
             .product(name: "Swidux", package: "Swidux"),
             "BenchmarkSupport",
+            "BenchmarkScenarios",
         ] + dependencies,
         path: "Benchmarks/\(name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkSupport
+import BenchmarkScenarios
 import Foundation
 import Swidux
 import CMallocInfo
@@ -57,43 +58,6 @@ func measureUndo(entities: Int, steps: Int) -> UndoResult {
     precondition(stateBytes > 0 && undoBytes > 0, "mallinfo2 measured nothing (state \(stateBytes), undo \(undoBytes))")
     return UndoResult(entities: entities, steps: steps, stateBytes: stateBytes, undoBytes: undoBytes,
                       stateResident: stateResident, undoResident: undoResident)
-}
-
-struct UndoTimeResult: Sendable {
-    var on1k: Double, on100k: Double, off1k: Double, off100k: Double
-}
-
-@MainActor
-func measureUndoTime(small: Int, large: Int, sendsPerSample: Int, rounds: Int) -> UndoTimeResult {
-    func persistence() -> PersistenceMiddleware<AppState> {
-        let persistence = PersistenceMiddleware(
-            writers: [StateWriter(keyPath: \AppState.items) { _, _ in }],
-            debounce: .seconds(3600)
-        )
-        persistence.loopWarningThreshold = .max
-        return persistence
-    }
-    let smallItems = Item.make(small, seed: 1)
-    let largeItems = Item.make(large, seed: 2)
-    func store(_ items: [Item], undo: Bool) -> Store<AppState, AppAction> {
-        Store(initialState: AppState(items: EntityStore(items)), reducer: AppReducer(), environment: (),
-              persistence: persistence(), undo: undo ? UndoMiddleware(maxDepth: 100, recording: \.items, \.ui) : nil)
-    }
-    let stores = [store(smallItems, undo: true), store(largeItems, undo: true),
-                  store(smallItems, undo: false), store(largeItems, undo: false)]
-    // The same 100 touched ids per size, spread over the collection.
-    let smallIDs = stride(from: 0, to: small, by: small / 100).map { smallItems[$0].id }
-    let largeIDs = stride(from: 0, to: large, by: large / 100).map { largeItems[$0].id }
-    func sample(_ k: Int, _ ids: [UUID]) -> Double {
-        nanoseconds {
-            for i in 0..<sendsPerSample { stores[k].send(.touch(ids[i % ids.count])) }
-        } / Double(sendsPerSample)
-    }
-    let medians = interleaved(rounds: rounds, [
-        { sample(0, smallIDs) }, { sample(1, largeIDs) }, { sample(2, smallIDs) }, { sample(3, largeIDs) },
-    ])
-    precondition(stores[0].canUndo && stores[1].canUndo && !stores[2].canUndo)
-    return UndoTimeResult(on1k: medians[0], on100k: medians[1], off1k: medians[2], off100k: medians[3])
 }
 
 let benchmarks: @Sendable () -> Void = {
