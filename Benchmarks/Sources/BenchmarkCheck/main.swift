@@ -14,7 +14,7 @@ let scale = max(1, Int(ProcessInfo.processInfo.environment["SWIDUX_CHECK_SCALE"]
 func entityStoreRatio(_ name: String) -> Double {
     let operation = operations.first { $0.name == name }!
     let fixture = Fixture(size: 10_000)
-    let times = interleaved(rounds: 9 * scale, [{ operation.entityStore(fixture) }, { operation.dictionary!(fixture) }])
+    let times = interleaved(rounds: 31 * scale, [{ operation.entityStore(fixture) }, { operation.dictionary!(fixture) }])
     return times[0] / times[1]
 }
 
