@@ -38,6 +38,10 @@ public struct SessionRecording<Action: Decodable> {
         public var milliseconds: Int64
         /// The fingerprint of each part after the step, in ``SessionRecording/parts`` order.
         public var fingerprint: [String]
+        /// For an undo or a redo recorded with snapshots (``SessionRecorder`` `snapshot: true`):
+        /// what it did to each fingerprinted part (JSON), for a replay whose history lacks the
+        /// step it goes back to (a rotated file replayed alone).
+        public var changes: [String: String]?
 
         /// When it happened.
         public var time: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
@@ -134,7 +138,8 @@ public struct SessionRecording<Action: Decodable> {
             steps.append(Step(
                 index: index, line: lineNumber, event: event, source: line.source ?? .ui,
                 milliseconds: line.time ?? 0,
-                fingerprint: (line.fingerprint ?? "").split(separator: ".").map(String.init)))
+                fingerprint: (line.fingerprint ?? "").split(separator: ".").map(String.init),
+                changes: line.kind == "undo" || line.kind == "redo" ? line.changes : nil))
             index += 1
         }
     }
