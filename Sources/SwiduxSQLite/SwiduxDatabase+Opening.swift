@@ -53,7 +53,8 @@ extension SwiduxDatabase {
     /// Checks an existing file before anything is written to it: readable as a database,
     /// `quick_check`, migration history and schema. The connection creates no file: when
     /// the file has no `-wal` (no connection has it open in WAL mode) it is opened
-    /// `immutable`; otherwise read-only, using the existing `-wal` and `-shm`. An immutable
+    /// `immutable`; with a `-wal` but no `-shm`, a copy of both is checked (see
+    /// ``InspectionCopy``); otherwise read-only, using the existing `-wal` and `-shm`. An immutable
     /// read can be torn by a process that starts writing meanwhile, so a failure is
     /// believed only if the file did not change during the check.
     static func inspect(
@@ -66,7 +67,10 @@ extension SwiduxDatabase {
         while true {
             attempt += 1
             let before = FileSnapshot(path: path)
-            let location = before.hasJournal ? path : immutableLocation(path)
+            let copy = before.walSize != nil && InspectionCopy.isNeeded(for: path)
+                ? try copyForInspection(path) : nil
+            defer { copy?.remove() }
+            let location = copy?.path ?? (before.hasJournal ? path : immutableLocation(path))
             let checksPages = switch integrityCheck {
             case .always: true
             case .afterUncleanShutdown: before.hasJournal
@@ -98,6 +102,15 @@ extension SwiduxDatabase {
         }
     }
 
+    /// ``InspectionCopy`` of `path`, its failure named as the file's.
+    private static func copyForInspection(_ path: String) throws -> InspectionCopy {
+        do {
+            return try InspectionCopy(of: path)
+        } catch {
+            throw SwiduxDatabaseError(path: path, cause: .cannotOpen, underlying: error)
+        }
+    }
+
     /// Opens `location` with `configuration` (read-only), runs `body` in a read, closes.
     static func check(
         location: String, path: String, configuration: Configuration, _ body: (Database) throws -> Void
@@ -106,7 +119,7 @@ extension SwiduxDatabase {
             let queue: DatabaseQueue
             do {
                 queue = try DatabaseQueue(path: location, configuration: configuration)
-            } catch let error as DatabaseError where location != path && error.resultCode == .SQLITE_CANTOPEN {
+            } catch let error as DatabaseError where location.hasPrefix("file:") && error.resultCode == .SQLITE_CANTOPEN {
                 // This SQLite does not take URI file names: plain read-only.
                 queue = try DatabaseQueue(path: path, configuration: configuration)
             }

@@ -19,7 +19,9 @@ extension TestStore where Action: Decodable {
     /// app's `undo:`); external changes are applied as recorded. Put the recording's
     /// `SessionValues` in the environment (`values:`) when the reducer reads the time or
     /// makes ids. The replay stops at the first difference; the test store then holds the
-    /// state after that step. ``replayedSteps`` tells how many steps ran.
+    /// state after that step. ``replayedSteps`` tells how many steps ran. A recording whose
+    /// last line a crash cut short replays its complete steps; the cut line is reported as a
+    /// warning (file and line) and kept in ``replayWarnings``.
     ///
     /// - Throws: `SessionRecordingError` when the file cannot be read or does not decode.
     public convenience init<R: SwiduxReducer>(
@@ -41,6 +43,8 @@ extension TestStore where Action: Decodable {
             fileID: fileID, filePath: filePath, line: line, column: column)
         let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
         let replayer = try SessionReplayer(recording: recording, store: store, fingerprint: fingerprint, values: values)
+        replayWarnings = recording.warnings.map(\.description)
+        for warning in replayWarnings { site.warn(warning) }
         if !replayer.initialDifferences.isEmpty {
             site.report("""
             The recording \(url.lastPathComponent) starts from another state than `initialState`: \

@@ -61,6 +61,9 @@ public final class TestStore<State: Equatable, Action> {
     var needsCompletionCheck = false
     /// The recorded steps a replay ran (see `init(replaying:…)`); 0 otherwise.
     public internal(set) var replayedSteps = 0
+    /// What a replay read past without failing (see `init(replaying:…)`): a last line a
+    /// crash cut short, named by file and line. Each is also reported as a warning.
+    public internal(set) var replayWarnings: [String] = []
     private let createdAt: CallSite
 
     /// Creates a test store around a `Store` running `reducer`, with the same middleware,

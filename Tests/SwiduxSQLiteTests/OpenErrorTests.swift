@@ -221,6 +221,29 @@ struct OpenErrorTests {
         expectRefusal(path, cause: .foreignSchema(detail: "none of its migrations (createPhotos) is one of this app's"))
     }
 
+    @Test("A file whose -wal (no -shm beside it) holds another app's tables: foreign, and no -shm is created")
+    func foreignWALWithoutSHM() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.path("theirs.sqlite"), path = directory.path("other.sqlite")
+        // Another app's tables committed to its -wal only (no checkpoint), copied with the
+        // file while it was open, as a backup or a file manager copies them: no -shm comes along.
+        let queue = try DatabaseQueue(path: source)
+        try queue.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            try db.execute(sql: "CREATE TABLE photo (id INTEGER PRIMARY KEY); INSERT INTO photo VALUES (1)")
+        }
+        try FileManager.default.copyItem(atPath: source, toPath: path)
+        try FileManager.default.copyItem(atPath: source + "-wal", toPath: path + "-wal")
+        try queue.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        let before = [path, path + "-wal"].map(fileBytes)
+        // The table is in the -wal only: finding it proves the check read the -wal.
+        expectRefusal(path, cause: .foreignSchema(detail: "it has tables photo but no grdb_migrations table"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"), "the check created a -shm")
+        #expect([path, path + "-wal"].map(fileBytes) == before)
+    }
+
     @Test("An empty SQLite file, or an empty database, is adopted and migrated")
     func emptyFileIsAdopted() async throws {
         let directory = try TemporaryDirectory()

@@ -157,6 +157,22 @@ struct ReplayTests {
         }
     }
 
+    @Test("A recording whose last line a crash cut replays its complete steps and warns of the cut line")
+    func cutLastLine() async throws {
+        let file = try await record()
+        var bytes = try Data(contentsOf: file)
+        bytes.removeLast(25)   // the last line, half written
+        try bytes.write(to: file)
+        let values = SessionValues()
+        let store = try await TestStore(
+            replaying: file, initialState: Library(), reducer: LibraryReducer(),
+            environment: LibraryEnvironment(now: values.now, uuid: values.uuid),
+            values: values, undo: UndoMiddleware(recording: \.volumes))
+        #expect(store.replayedSteps == 6)
+        #expect(store.replayWarnings.count == 1)
+        #expect(store.replayWarnings.first?.contains("session.jsonl, line 8: is cut short") == true, "\(store.replayWarnings)")
+    }
+
     @Test("A missing recording is an error naming the file")
     func missingFile() async {
         let missing = URL(fileURLWithPath: "/nonexistent/session.jsonl")

@@ -23,6 +23,22 @@ where Entity.ID: Codable & Sendable {
         }
         for id in change.deleted ?? [] { state[keyPath: keyPath][id] = nil }
         for entity in change.upserted ?? [] { state[keyPath: keyPath][entity.id] = entity }
+        if let order = change.order {
+            let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            state[keyPath: keyPath].sort { (rank[$0.id] ?? .max) < (rank[$1.id] ?? .max) }
+        } else if let upserted = change.upserted, let predecessors = change.predecessors {
+            // In the store's order: each entity's predecessor is in place before it.
+            for (entity, predecessor) in zip(upserted, predecessors) {
+                Self.place(entity.id, after: predecessor, in: &state[keyPath: keyPath])
+            }
+        }
+    }
+
+    /// Moves `id` right after `predecessor` (first when `nil`). O(*n*).
+    private static func place(_ id: Entity.ID, after predecessor: Entity.ID?, in store: inout EntityStore<Entity>) {
+        guard let position = store.firstIndex(where: { $0.id == id }) else { return }
+        let destination = predecessor.flatMap { predecessor in store.firstIndex { $0.id == predecessor } }.map { $0 + 1 } ?? 0
+        store.move(fromOffsets: IndexSet(integer: position), toOffset: destination)
     }
 }
 
@@ -31,9 +47,13 @@ struct EntityPartPayload<Entity: Codable & Identifiable>: Codable where Entity.I
     var all: [Entity]?
     var upserted: [Entity]?
     var deleted: [Entity.ID]?
+    /// Undo and redo: the id before each of `upserted` in the store (`nil`: first).
+    var predecessors: [Entity.ID?]?
+    /// Undo and redo of a reorder: every id, in order.
+    var order: [Entity.ID]?
 
     enum CodingKeys: String, CodingKey {
-        case all = "r", upserted = "u", deleted = "d"
+        case all = "r", upserted = "u", deleted = "d", predecessors = "p", order = "o"
     }
 }
 
@@ -161,18 +181,20 @@ where Entity.ID: Codable & Sendable {
         if let successor { nodes[successor]?.predecessor = id }
     }
 
-    func externalPayload(_ capture: any Sendable) throws -> String? {
+    func externalPayload(_ capture: any Sendable, placed: Bool) throws -> String? {
         guard let capture = capture as? EntityPartCapture<Entity> else { return nil }
         var payload = EntityPartPayload<Entity>()
         if let all = capture.all {
             payload.all = Array(all)
-        } else if capture.order != nil {
+        } else if let order = capture.order {
             // External changes place entities themselves; a reorder is not replayed from here.
             payload.upserted = capture.present.map(\.entity)
             payload.deleted = capture.removed
+            if placed { payload.order = order }
         } else {
             payload.upserted = capture.present.map(\.entity)
             payload.deleted = capture.removed
+            if placed { payload.predecessors = capture.present.map(\.predecessor) }
         }
         return String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
     }

@@ -22,7 +22,7 @@ final class FieldFingerprintDigest<Value: Codable & Sendable>: FingerprintDigest
         value = try hashing.hash(field)
     }
 
-    func externalPayload(_ capture: any Sendable) throws -> String? {
+    func externalPayload(_ capture: any Sendable, placed: Bool) throws -> String? {
         guard let field = capture as? Value else { return nil }
         return String(decoding: try JSONEncoder().encode(field), as: UTF8.self)
     }

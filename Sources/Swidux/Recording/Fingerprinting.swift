@@ -15,10 +15,12 @@ final class Fingerprinting {
     /// How many values ``hash(_:)`` hashed (tests check the O(changed) cost with it).
     private(set) var hashedValues = 0
 
-    /// The hash of `value`'s JSON encoding (keys sorted).
+    /// The hash of `value`'s JSON encoding (keys sorted), with the elements of its sets and
+    /// the pairs of its dictionaries in an order of their content (``CanonicalEncoder``): equal
+    /// values hash alike whatever their history and the process's hash seed.
     func hash(_ value: some Encodable) throws -> UInt64 {
         hashedValues += 1
-        return Self.fnv1a(try encoder.encode(value))
+        return Self.fnv1a(try encoder.encode(CanonicalEncoder.canonical(value)))
     }
 
     /// FNV-1a over the bytes, then mixed.

@@ -33,9 +33,10 @@ import Foundation
 ///   `FILE.2`, … up to `keptFiles`) and a new `FILE` starts with a header that holds the
 ///   fingerprint at that point. An existing file at `file` is rotated away in the same way:
 ///   nothing is overwritten. With `snapshot: true`, every file's header also holds the
-///   parts' values where it starts (O(state), once per file), so that any one file replays
-///   alone; the file then rotates at the first step after it is full (the steps queued
-///   meanwhile, at most a batch, go beyond `maxFileSize`).
+///   parts' values where it starts (O(state), once per file), and every undo and redo step
+///   what it changed (O(changed)), so that any one file replays alone, undo and redo of steps
+///   made before it included; the file then rotates at the first step after it is full (the
+///   steps queued meanwhile, at most a batch, go beyond `maxFileSize`).
 /// - `redact` runs on every action before it is encoded: what it removes never reaches the
 ///   file. (A replay of a redacted action differs where the payload mattered.)
 /// - Install it last in `middleware:` so that the state it fingerprints includes what the
@@ -61,7 +62,8 @@ public final class SessionRecorder<State, Action: Codable & Sendable>: Middlewar
     ///   - batchDelay: how long steps gather before a batch is written (default 200 ms).
     ///   - snapshot: write the fingerprinted parts' values at the start of every file in its
     ///     header, so that a replay of any file starts from them whatever its initial state
-    ///     (O(state), once per file).
+    ///     (O(state), once per file), and what each undo and redo changed, so that the replay
+    ///     needs no history from before the file.
     ///   - redact: rewrites each action before it is written (remove secrets here).
     /// - Throws: ``SessionRecordingError`` when the file cannot be created.
     public init(

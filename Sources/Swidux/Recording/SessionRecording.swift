@@ -38,6 +38,10 @@ public struct SessionRecording<Action: Decodable> {
         public var milliseconds: Int64
         /// The fingerprint of each part after the step, in ``SessionRecording/parts`` order.
         public var fingerprint: [String]
+        /// For an undo or a redo recorded with snapshots (``SessionRecorder`` `snapshot: true`):
+        /// what it did to each fingerprinted part (JSON), for a replay whose history lacks the
+        /// step it goes back to (a rotated file replayed alone).
+        public var changes: [String: String]?
 
         /// When it happened.
         public var time: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
@@ -54,12 +58,25 @@ public struct SessionRecording<Action: Decodable> {
     public var seed: UInt64
     /// The steps, in the order they happened.
     public var steps: [Step]
+    /// What was read past without failing: a last line cut short (a crash while it was
+    /// written), named by file and line. ``steps`` holds every complete step before it; a
+    /// replay shows these warnings.
+    ///
+    /// ```swift
+    /// for warning in recording.warnings { print("warning:", warning) }
+    /// // warning: Recording session.jsonl, line 812: is cut short (…); the 810 steps before it are read
+    /// ```
+    public var warnings: [SessionRecordingError] = []
 
     /// Reads a recording.
     ///
     /// ```swift
     /// let recording = try SessionRecording<AppAction>(contentsOf: URL(fileURLWithPath: "session.jsonl"))
     /// ```
+    ///
+    /// A last line that is not complete JSON (the session crashed while writing it) does not
+    /// fail the reading: the steps before it are read, and ``warnings`` names it. A damaged
+    /// line before the last one throws.
     ///
     /// - Throws: ``SessionRecordingError`` naming the file, the line and the cause (not a
     ///   recording, a newer format, an action that does not decode).
@@ -88,13 +105,24 @@ public struct SessionRecording<Action: Decodable> {
         seed = header.seed.flatMap { UInt64($0, radix: 16) } ?? 0
         steps = []
         var index = header.first ?? 0
+        let lastLine = lines.lastIndex { !Self.isBlank($0) } ?? 0
         for (offset, bytes) in lines.dropFirst().enumerated() {
             let lineNumber = offset + 2
-            if bytes.allSatisfy({ $0 == UInt8(ascii: " ") }) { continue }
+            if Self.isBlank(bytes) { continue }
             let line: SessionLine<Action>
             do {
                 line = try decoder.decode(SessionLine<Action>.self, from: Data(bytes))
             } catch {
+                // A crash while the writer appended a batch leaves its last line unfinished:
+                // the steps before it are whole, and they are the ones a user wants to replay.
+                if offset + 1 == lastLine, (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) == nil {
+                    let stepCount = steps.count
+                    warnings.append(fail(lineNumber, """
+                        is cut short (\(bytes.count) bytes that are not a whole line: the session ended while writing it); \
+                        the \(stepCount) step\(stepCount == 1 ? "" : "s") before it are read
+                        """))
+                    break
+                }
                 throw fail(lineNumber, "does not decode (\(Self.describe(error)))")
             }
             let event: Event
@@ -110,9 +138,15 @@ public struct SessionRecording<Action: Decodable> {
             steps.append(Step(
                 index: index, line: lineNumber, event: event, source: line.source ?? .ui,
                 milliseconds: line.time ?? 0,
-                fingerprint: (line.fingerprint ?? "").split(separator: ".").map(String.init)))
+                fingerprint: (line.fingerprint ?? "").split(separator: ".").map(String.init),
+                changes: line.kind == "undo" || line.kind == "redo" ? line.changes : nil))
             index += 1
         }
+    }
+
+    /// A line of spaces only (or empty): skipped.
+    static func isBlank(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 == UInt8(ascii: " ") }
     }
 
     /// A decoding error in one line, without Foundation's long context dump.

@@ -17,7 +17,9 @@
 /// steps call ``Store/undo()`` and ``Store/redo()`` (create the store with the app's
 /// `undo:`); external changes are applied as recorded (new entities at the end of their
 /// store). A recording with a snapshot (``SessionRecorder`` `snapshot: true`) first sets the
-/// store's fingerprinted parts to the values it recorded at the start.
+/// store's fingerprinted parts to the values it recorded at the start; an undo or a redo of
+/// a step made before the file started (the replay's history does not hold it) applies what
+/// the recording says it did (``SessionRecording/Step/changes``).
 @MainActor
 public final class SessionReplayer<State, Action: Decodable> {
     /// The recording being replayed.
@@ -27,6 +29,12 @@ public final class SessionReplayer<State, Action: Decodable> {
     private let fingerprinter: StateFingerprinter<State>
     private let values: SessionValues?
     private var position = 0
+    /// The recorded history's undo and redo steps as far as the replay has seen them (top
+    /// last): `true` for a step the replay's store holds, `false` for one it lacks (made
+    /// before the recording's file started, or undone or redone from the recorded changes).
+    /// Below the seen ones, the recorded history holds only steps the replay lacks.
+    private var undoSteps: [Bool] = []
+    private var redoSteps: [Bool] = []
     /// The parts whose fingerprint differs from the recording's before the first step (the
     /// replay starts from another state than the recording); empty when they agree or the
     /// recording did not see its start.
@@ -77,13 +85,19 @@ public final class SessionReplayer<State, Action: Decodable> {
         let before = store.state
         switch step.event {
         case .action(let action):
+            let history = store.historyDepth
             values?.beginStep(step.index, milliseconds: step.milliseconds)
             store.send(action)
             values?.endStep()
+            // A new undo step (merged ones not counted): the recorded history made the same.
+            if store.historyDepth.recorded != history.recorded {
+                undoSteps.append(true)
+                redoSteps.removeAll()
+            }
         case .undo:
-            store.undo()
+            try moveInHistory(undo: true, recorded: step.changes)
         case .redo:
-            store.redo()
+            try moveInHistory(undo: false, recorded: step.changes)
         case .external(_, let changes):
             var failure: (any Error)?
             store.applyReplayedEdit { state in
@@ -96,6 +110,32 @@ public final class SessionReplayer<State, Action: Decodable> {
         return ReplayedStep(
             step: step, before: before, after: after,
             differingParts: Self.differences(step.fingerprint, replayed, parts: recording.parts))
+    }
+
+    /// Undoes or redoes through the store when its history holds the step the recording
+    /// moved over; else applies the `recorded` changes (when the recording has them).
+    private func moveInHistory(undo: Bool, recorded: [String: String]?) throws {
+        let depth = store.historyDepth
+        let held = (undo ? undoSteps.last : redoSteps.last) == true && (undo ? depth.undo : depth.redo) > 0
+        let replayed: Bool
+        if let recorded, !held {
+            var failure: (any Error)?
+            store.applyReplayedEdit { state in
+                do { try fingerprint.applyExternal(recorded, to: &state) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            replayed = false
+        } else {
+            if undo { store.undo() } else { store.redo() }
+            replayed = true
+        }
+        if undo {
+            _ = undoSteps.popLast()
+            redoSteps.append(replayed)
+        } else {
+            _ = redoSteps.popLast()
+            undoSteps.append(replayed)
+        }
     }
 
     private static func differences(_ recorded: [String], _ replayed: [String], parts: [String]) -> [String] {

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The current time and fresh ids for a reducer's environment, reproducible by a replay.
 ///
@@ -8,7 +13,11 @@ import Foundation
 /// ``SessionRecorder`` records an action, ``now()`` is the time recorded with the action
 /// and ``uuid()`` derives ids from the recording's seed and the step; a replay
 /// (`TestStore(replaying:…)`) sets the same values, so the reducer gives the same result.
-/// Outside a recorded or replayed step they are the real time and random ids.
+/// Outside a recorded or replayed step they are the real time and random ids, and so they
+/// are for every other caller during a step: only the thread that runs the step (the main
+/// actor's, where the store reduces) gets the step's values. An effect that makes ids on
+/// another thread meanwhile gets random ones and takes none of the step's, so the reducer
+/// gets the same ids in the recording and in its replay.
 ///
 /// ```swift
 /// let values = SessionValues()
@@ -18,7 +27,8 @@ import Foundation
 /// ```
 public final class SessionValues: @unchecked Sendable {
     private let lock = NSLock()
-    private var step: (index: Int, milliseconds: Int64)?
+    /// The step being recorded or replayed, and the thread that runs it (its reduce).
+    private var step: (index: Int, milliseconds: Int64, thread: pthread_t)?
     private var made: UInt64 = 0
     /// The seed of the ids made during steps (a recording writes it in its header).
     private var _seed: UInt64
@@ -32,7 +42,8 @@ public final class SessionValues: @unchecked Sendable {
         _seed = UInt64.random(in: 1...UInt64.max)
     }
 
-    /// The time of the step being recorded or replayed, else the current time.
+    /// The time of the step being recorded or replayed (on the thread that runs it), else
+    /// the current time.
     ///
     /// ```swift
     /// let item = TodoItem(title: title, createdAt: values.now())
@@ -40,12 +51,12 @@ public final class SessionValues: @unchecked Sendable {
     @Sendable public func now() -> Date {
         lock.lock()
         defer { lock.unlock() }
-        guard let step else { return Date() }
+        guard let step, Self.isCurrent(step.thread) else { return Date() }
         return Date(timeIntervalSince1970: Double(step.milliseconds) / 1000)
     }
 
     /// An id derived from the seed, the step and how many ids the step made before, during
-    /// a recorded or replayed step; else a random one.
+    /// a recorded or replayed step on the thread that runs it; else a random one.
     ///
     /// ```swift
     /// let tagID = values.uuid()
@@ -53,7 +64,7 @@ public final class SessionValues: @unchecked Sendable {
     @Sendable public func uuid() -> UUID {
         lock.lock()
         defer { lock.unlock() }
-        guard let step else { return UUID() }
+        guard let step, Self.isCurrent(step.thread) else { return UUID() }
         made += 1
         var state = _seed ^ UInt64(truncatingIfNeeded: step.index) &* 0x9E37_79B9_7F4A_7C15 ^ made &* 0xBF58_476D_1CE4_E5B9
         let high = Fingerprinting.splitMix(&state), low = Fingerprinting.splitMix(&state)
@@ -74,12 +85,19 @@ public final class SessionValues: @unchecked Sendable {
         set { lock.lock(); defer { lock.unlock() }; _seed = newValue }
     }
 
-    /// Starts step `index`, at `milliseconds` since 1970 (recording or replay).
+    /// Starts step `index`, at `milliseconds` since 1970 (recording or replay), on the
+    /// calling thread: the one that runs the step's reduce. Other threads keep real values.
     package func beginStep(_ index: Int, milliseconds: Int64) {
+        let thread = pthread_self()
         lock.lock()
         defer { lock.unlock() }
-        step = (index, milliseconds)
+        step = (index, milliseconds, thread)
         made = 0
+    }
+
+    /// Whether the calling thread is `thread` (the step's).
+    private static func isCurrent(_ thread: pthread_t) -> Bool {
+        pthread_equal(pthread_self(), thread) != 0
     }
 
     /// Ends the step: real time and random ids again.

@@ -159,15 +159,19 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
         if entry.isHeader {
             var snapshot: [String: String] = [:]
             for (part, change) in entry.captures {
-                if self.snapshot, let payload = try digests[part].externalPayload(change) { snapshot[partNames[part]] = payload }
+                if self.snapshot, let payload = try digests[part].externalPayload(change, placed: false) { snapshot[partNames[part]] = payload }
                 try digests[part].apply(change, using: hashing)
             }
             line = headerLine(first: nextStep, fingerprint: currentFingerprint())
             if self.snapshot { line.changes = snapshot }
         } else {
             var changes: [String: String] = [:]
+            // With snapshots, a file may start after the steps an undo or a redo goes back
+            // to: the step carries what it did, for a replay of that file alone.
+            let restores = snapshot && (entry.kind == "undo" || entry.kind == "redo")
             for (part, change) in entry.captures {
-                if entry.kind == "external", let payload = try digests[part].externalPayload(change) {
+                if entry.kind == "external" || restores,
+                   let payload = try digests[part].externalPayload(change, placed: restores) {
                     changes[partNames[part]] = payload
                 }
                 try digests[part].apply(change, using: hashing)
@@ -177,7 +181,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
             line.time = entry.milliseconds
             line.action = (entry.action as? Action).map { redact?($0) ?? $0 }
             line.origin = entry.origin
-            line.changes = entry.kind == "external" ? changes : nil
+            line.changes = entry.kind == "external" || restores ? changes : nil
             line.fingerprint = currentFingerprint()
             nextStep += 1
         }
@@ -224,7 +228,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
             var values: [String: String] = [:]
             // The digests already hold this state: the payloads only, nothing hashed again.
             for (part, change) in snapshot {
-                if let payload = try digests[part].externalPayload(change) { values[partNames[part]] = payload }
+                if let payload = try digests[part].externalPayload(change, placed: false) { values[partNames[part]] = payload }
             }
             line.changes = values
         }

@@ -40,4 +40,11 @@ extension Store {
     package func applyReplayedEdit(_ edit: (inout State) -> Void) {
         (box as? RootBox<State, Action>)?.editUnrecorded(edit)
     }
+
+    /// How many undo and redo steps the root store's history holds, and how many steps it
+    /// recorded so far (none without `undo:`).
+    var historyDepth: (undo: Int, redo: Int, recorded: Int) {
+        guard let history = (box as? RootBox<State, Action>)?.undoStack else { return (0, 0, 0) }
+        return (history.undoCount, history.redoCount, history.recordedSteps)
+    }
 }

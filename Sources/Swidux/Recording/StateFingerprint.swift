@@ -147,7 +147,7 @@ protocol FingerprintPart<State> {
     /// A new tracker of what changed in the part (see ``FingerprintCapture``).
     var makeCapture: () -> FingerprintCapture<State> { get }
     func makeDigest() -> any FingerprintDigest
-    /// Applies a recorded external change (or snapshot) of this part (``FingerprintDigest/externalPayload(_:)``).
+    /// Applies a recorded external change (or snapshot) of this part (``FingerprintDigest/externalPayload(_:placed:)``).
     func applyExternal(_ payload: String, to state: inout State) throws
     /// The whole part, as a capture (for a snapshot: O(part), once per rotated file).
     func captureAll(_ state: State) -> any Sendable
@@ -169,6 +169,7 @@ protocol FingerprintDigest: AnyObject {
     var value: UInt64 { get }
     func apply(_ capture: any Sendable, using hashing: Fingerprinting) throws
     /// What an external change did to the part (or, for a first capture, its whole value),
-    /// for a replay to apply (JSON), or `nil`.
-    func externalPayload(_ capture: any Sendable) throws -> String?
+    /// for a replay to apply (JSON), or `nil`. `placed`: with where each changed entity
+    /// stands (an undo or a redo puts entities back at their place; external changes append).
+    func externalPayload(_ capture: any Sendable, placed: Bool) throws -> String?
 }

@@ -189,8 +189,13 @@ public final class UndoMiddleware<State> {
             return
         }
         patchCoalescingRun = coalescing
+        recordedSteps &+= 1
         pushUndo(patch, layout: layout)
     }
+
+    /// How many steps ``record(_:coalescing:layout:)`` added (merged ones not counted): a
+    /// replay tells from it whether an action made an undo step, even in a full history.
+    private(set) var recordedSteps = 0
 
     /// The step to undo, or `nil`; the caller pushes its inverse with ``pushRedo(_:)``.
     func popUndo() -> StatePatch? {

@@ -43,6 +43,8 @@ extension TodosCommand {
                     output += ReplayedSession.lines(for: step).joined(separator: "\n") + "\n"
                 }
             }
+            // A crash cut the last line: the complete steps replayed, and the cut line is named.
+            for warning in session.recording.warnings { output += "warning: \(warning)\n" }
             TerminalIO.write(output + Self.summary(of: session, name: url.lastPathComponent) + "\n")
             if !session.matches { throw ExitCode(1) }
         }

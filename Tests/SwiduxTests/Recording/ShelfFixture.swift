@@ -27,6 +27,8 @@ enum ShelfAction: Equatable, Sendable, Codable {
     /// Starts an effect that sends `.note("loaded")`.
     case load
     case password(String)
+    /// Sorts the books by descending id.
+    case reverse
 }
 
 struct ShelfReducer: SwiduxReducer {
@@ -38,6 +40,7 @@ struct ShelfReducer: SwiduxReducer {
         case .note(let text): state.note = text
         case .load: return .run { .note("loaded") }
         case .password: break
+        case .reverse: state.books.sort { $0.id > $1.id }
         }
         return nil
     }
