@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiles, on Linux, the code that only an Apple build would otherwise compile (issue 30):
+# Compiles, on Linux, the code that only an Apple build would otherwise compile:
 # - Swidux's SwiftUI helpers (Sources/Swidux/Store/Store+SwiftUI.swift, `#if canImport(SwiftUI)`),
 # - every Swift code block of README.md and of the DocC catalogs (Sources/*/*.docc),
 # - the SwiftUI app and views of a project `swidux new` generates (with one feature added),

@@ -1,5 +1,5 @@
 // expected-error: does not conform to protocol 'Decodable'
-// A `SessionRecorder` needs `Codable` actions (SPEC, record and replay): an app whose actions
+// A `SessionRecorder` needs `Codable` actions (to record and replay them): an app whose actions
 // are not gets a compile-time error naming the protocol, not a run-time failure.
 import Foundation
 import Swidux

@@ -1,5 +1,5 @@
 // swift-tools-version: 6.2
-// Swidux's Apple-only code, type-checked on Linux (scripts/check-snippets.sh, issue 30):
+// Swidux's Apple-only code, type-checked on Linux (scripts/check-snippets.sh):
 // Swidux's libraries (copied from Sources/ into Library/), every Swift code block of the
 // README and of the DocC catalogs (one module per document), and a project the scaffolder
 // generated (Generated/, written by Checks/extract_snippets.py and the script), built with

@@ -13,8 +13,8 @@ struct FileSnapshot: Equatable {
     /// descriptor of a database file drops every POSIX lock it holds on it, SQLite's
     /// included; another process then takes the file for its last user, checkpoints and
     /// deletes the `-wal` under this process's connections, and writes on both sides are
-    /// lost (issue 27: the many-writers model test lost another process's inserts when a
-    /// second `SwiduxDatabase` opened the file).
+    /// lost (the many-writers model test lost another process's inserts when a second
+    /// `SwiduxDatabase` opened the file).
     init(path: String) {
         let fileManager = FileManager.default
         let attributes = try? fileManager.attributesOfItem(atPath: path)

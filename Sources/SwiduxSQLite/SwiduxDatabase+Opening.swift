@@ -12,11 +12,11 @@ extension SwiduxDatabase {
                 // Statement journals in memory: a statement whose triggers write other tables
                 // (the change journal, sync's outbox) keeps one, and SQLite spills it to a
                 // temporary file past 64 KiB, then writes every touched page there, statement
-                // after statement (issue 31: a first pull of 100,000 rows wrote 3.4 GB).
+                // after statement (a first pull of 100,000 rows wrote 3.4 GB).
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
                 #if canImport(Darwin)
                 // On Apple platforms `fsync` does not flush the drive's cache: without
-                // `F_FULLFSYNC` a committed flush can be lost at a power loss (issue 30 item 5).
+                // `F_FULLFSYNC` a committed flush can be lost at a power loss.
                 try db.execute(sql: "PRAGMA fullfsync = ON")
                 try db.execute(sql: "PRAGMA checkpoint_fullfsync = ON")
                 #endif

@@ -3,7 +3,7 @@ import GRDB
 
 /// A row's key as a member of the sets a push builds for its outbox entries (the rows
 /// already in the request being built, the rows in flight), held without a pointer when
-/// the id is an integer, an integral real or a blob of at most 16 bytes (issue 31: a
+/// the id is an integer, an integral real or a blob of at most 16 bytes (a
 /// `Set<RowKey>`, each key's table a `String` and its id a `Data` behind its own
 /// allocation, was about a tenth of a first push's client time).
 ///

@@ -4,13 +4,13 @@ import SwiduxSyncWire
 
 /// Reads the current rows a push sends and writes their columns as wire JSON, with one
 /// statement per table made once per transaction and each column's `"name":` encoded once
-/// (issue 31: building the SQL, copying a `Row` and encoding the names per row were a
+/// (building the SQL, copying a `Row` and encoding the names per row were a
 /// large part of a first push's client time).
 struct CurrentRows {
     private struct Reader {
         let statement: RawStatement
         /// The columns written (every one but the id), in the order of their names as `String`s
-        /// compare, which is the order the server stores them in (issue 31: it then copies them
+        /// compare, which is the order the server stores them in (it then copies them
         /// without sorting each row again): each column's place in `SELECT *` and its encoded `"name":`.
         let members: [(index: Int32, name: [UInt8])]
     }
@@ -24,8 +24,8 @@ struct CurrentRows {
         guard try reader.statement.step(binding: key.id) else { return false }
         defer { reader.statement.reset() }
         writer.raw("\"columns\":{")
-        // The row is the statement's current one: its columns are read in place (issue 31:
-        // a `DatabaseValue`, and a `String` for each text, per column was a tenth of a first
+        // The row is the statement's current one: its columns are read in place (a
+        // `DatabaseValue`, and a `String` for each text, per column was a tenth of a first
         // push).
         let statement = reader.statement.handle
         for (place, member) in reader.members.enumerated() {

@@ -1,7 +1,7 @@
 import GRDB
 
 /// A statement of many rows: `prefix`, then `row` repeated, comma-separated, then `suffix`.
-/// Its full form (``full`` rows, the usual size) is built once (issue 31: joining the SQL
+/// Its full form (``full`` rows, the usual size) is built once (joining the SQL
 /// for each statement was 3 % of a first push's client).
 struct MultiRowSQL {
     let prefix: String, row: String, suffix: String

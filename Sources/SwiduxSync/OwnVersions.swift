@@ -1,7 +1,7 @@
 import SwiduxSyncWire
 
 /// Versions of the space that only this client's pushes wrote and that its pulls have not
-/// passed yet (issue 31: a first push must not download the rows it just pushed).
+/// passed yet (a first push must not download the rows it just pushed).
 ///
 /// The server gives versions per space in commit order, under a lock held by the push's
 /// transaction: every version of the space from the lowest to the highest that a push

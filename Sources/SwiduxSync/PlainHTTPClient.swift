@@ -46,7 +46,7 @@ enum PlainHTTPClient {
         let body = request.httpBody ?? Data()
         if !body.isEmpty || request.httpMethod != "GET" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
-        // The head, then the body as it is (issue 31: joining them copied every push's
+        // The head, then the body as it is (joining them copied every push's
         // megabytes once more); `MSG_MORE` holds the head until the body follows it.
         try write(Data(head.utf8), to: descriptor, more: !body.isEmpty, deadline: deadline)
         if !body.isEmpty { try write(body, to: descriptor, deadline: deadline) }
@@ -141,7 +141,7 @@ enum PlainHTTPClient {
     }
 
     /// The status, the headers and the body of `answer`, whose bytes become the body's
-    /// (issue 31: `Data.range(of:)` copied a whole answer into an `NSData`, and the body was
+    /// (`Data.range(of:)` copied a whole answer into an `NSData`, and the body was
     /// copied again; a first pull's pages are megabytes).
     private static func parse(_ answer: inout Data, url: URL) throws -> (Data, HTTPURLResponse) {
         guard let end = headEnd(answer) else {

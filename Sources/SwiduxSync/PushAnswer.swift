@@ -3,7 +3,7 @@ import SwiduxSyncWire
 
 /// The part of a ``PushResponse`` the client uses: the acknowledged mutations and, per
 /// result, the row's key, whether it was applied, and its version (a refused row's state is
-/// its tombstone). Decoding it skips the columns the server echoes back (issue 31: a first
+/// its tombstone). Decoding it skips the columns the server echoes back (a first
 /// push's answers carry every pushed row).
 struct PushAnswer: Decodable, Equatable {
     struct Current: Decodable, Equatable {

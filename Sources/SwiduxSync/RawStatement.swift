@@ -2,7 +2,7 @@ import GRDB
 import GRDBSQLite
 
 /// A SQLite statement of its own on a GRDB connection, bound and stepped with SQLite's
-/// functions: no `StatementArguments`, cursor or `Row` per execution (issue 31: reading a
+/// functions: no `StatementArguments`, cursor or `Row` per execution (reading a
 /// pushed row by its id through GRDB made them for every row, about a tenth of a first
 /// push's client time). Used inside one GRDB access (its connection's queue) and released
 /// before it ends.

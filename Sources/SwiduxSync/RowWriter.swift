@@ -7,7 +7,7 @@ import SwiduxSyncWire
 ///
 /// Made once per transaction. It keeps, per table, the local column names, the delete
 /// statement and the upsert statements of the last set of server columns it met, so that
-/// the rows of a page (which share their columns) build no SQL (issue 31: building it per
+/// the rows of a page (which share their columns) build no SQL (building it per
 /// row, and GRDB's generic arguments, were most of a pulled page's apply). Rows of one
 /// shape can be written many per statement (``tryWrite(_:table:_:)-([SyncRow],_,_)``):
 /// SQLite then reads and writes the outbox's and the journal's `AUTOINCREMENT` counters,

@@ -239,7 +239,7 @@ public actor SyncClient {
     }
 
     /// The size of a push request built while another is in flight: 4 MiB, a quarter of the
-    /// server's limit (issue 31: with 8 MiB a first push of 100,000 rows peaked at 150–160 MiB
+    /// server's limit (with 8 MiB a first push of 100,000 rows peaked at 150–160 MiB
     /// and took 3 % longer; with 2 MiB the client's CPU grew by a tenth).
     static let requestBytes = SyncProtocol.maxBodyBytes / 4
 
@@ -256,7 +256,7 @@ public actor SyncClient {
             var total = Acknowledgement()
             var refusals = 0
             // One request's worth of mutations at a time (built from the outbox, or stored),
-            // until nothing is pending, as a pipeline (issue 31: a first push waited for the
+            // until nothing is pending, as a pipeline (a first push waited for the
             // server, then built the next request, then sent it): while a request is in
             // flight, the answer before it is acknowledged and the next request built and
             // stored. Local transactions keep their order: an answer is acknowledged before
@@ -368,7 +368,7 @@ public actor SyncClient {
     /// when the server produced the page before any of those changes reached it.
     func pull(wait: Int) async throws -> Int {
         await pulling.lock()
-        // The next page, asked for while this one is applied (issue 31: a first pull waited
+        // The next page, asked for while this one is applied (a first pull waited
         // for each page's request after writing the one before). It is used only when the
         // cursor it starts after is the stored one and no push began since it was asked for.
         var ahead: (after: Int64, generation: Int64, page: Task<PullResponse, any Error>)?

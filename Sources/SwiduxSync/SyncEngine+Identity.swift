@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import SwiduxSyncWire
 
-/// A local change that is not sent because it is too large for the server (issue 29 item 6):
+/// A local change that is not sent because it is too large for the server:
 /// it stays in the local database and is reported until the row changes again.
 ///
 /// ```swift

@@ -45,7 +45,7 @@ extension SyncEngine {
             var order: [RowKey] = []
             let staleParked = try StaleParkedRows(db)
             // A row is the echo of a version already here only when one past the stored cursor
-            // is recorded (``anyVersion(after:_:)``). Without one (a first pull: issue 31), a
+            // is recorded (``anyVersion(after:_:)``). Without one (a first pull), a
             // row's version can only be one this transaction recorded: no look-up per row (a
             // page holds each id once). A small page looks up its rows rather than scan.
             let storedCursor = Int64.fromDatabaseValue(try SyncSchema.value("cursor", db)) ?? 0
@@ -72,8 +72,9 @@ extension SyncEngine {
                 }
             }
             // Live rows of one table and one set of columns, written many per statement
-            // (issue 31). Only while no row needs its outbox looked up: a row's look-up must
-            // see what the rows before it wrote.
+            // (SQLite then sets up the triggers and counters once per statement, not per row).
+            // Only while no row needs its outbox looked up: a row's look-up must see what the
+            // rows before it wrote.
             var batch: [SyncRow] = [], batchKeys: [RowKey] = [], inBatch = Set<RowKey>()
             func writeBatch() throws {
                 guard let first = batch.first, let table = self.table(named: first.table) else { return }
@@ -173,7 +174,7 @@ extension SyncEngine {
     func resolveForeignKeys(touched: [RowKey: SyncRow], _ db: Database) throws -> (parked: Int, orphaned: Set<RowKey>) {
         var parked = 0
         var orphaned = Set<RowKey>()
-        // No foreign key left unresolved by this transaction: nothing to check (issue 31: the
+        // No foreign key left unresolved by this transaction: nothing to check (the
         // check reads every row of every table, once per pulled page).
         guard try hasUnresolvedForeignKeys(db) else { return (0, []) }
         for _ in 0..<100 {

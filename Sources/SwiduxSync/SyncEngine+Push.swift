@@ -17,7 +17,7 @@ struct PendingMutation: Sendable, Equatable {
     /// When it was built by this process: the outbox sequences it covers, every entry between
     /// them being one of its rows', or of a row of a mutation built before it in the same
     /// call (or of a table no longer synced). Its acknowledgement then deletes that range
-    /// (issue 31: deleting by row was about a tenth of a first push). A row's entries past
+    /// (deleting by row was about a tenth of a first push). A row's entries past
     /// the range stay, and push it again (its columns already sent; a cut request only).
     var covered: ClosedRange<Int64>? = nil
 
@@ -60,8 +60,8 @@ extension SyncEngine {
     /// from the outbox (folded per row, the row's current columns, cut under
     /// ``mutationBytes``) and stored — one local transaction. Empty when nothing is pending.
     ///
-    /// At most about `requestBytes` of mutations are built or loaded at a time (one request;
-    /// issue 31: a first push of 100,000 rows holds one request in memory, not the file):
+    /// At most about `requestBytes` of mutations are built or loaded at a time (one request:
+    /// a first push of 100,000 rows holds one request in memory, not the file):
     /// the rows left out keep their outbox entries for the next call.
     ///
     /// While earlier mutations are in flight (``SyncClient`` builds the next request while the
@@ -70,12 +70,12 @@ extension SyncEngine {
     /// call (their outbox entries stay until the flight is acknowledged).
     ///
     /// `unversionedThrough` (``unversionedMark()`` when the push began): the rows of outbox
-    /// entries up to it have no version, so none is looked up (issue 31: a first push looked
+    /// entries up to it have no version, so none is looked up (a first push looked
     /// up every row once the first request was acknowledged).
     ///
     /// `scanAfter`: the last sequence the mutations in flight cover (``PendingMutation/covered``):
     /// the entries up to it belong to rows in flight (or were sent already and push their rows
-    /// again), so the outbox is read from after it (issue 31: each request of a first push
+    /// again), so the outbox is read from after it (each request of a first push
     /// read again the entries of the one in flight). Whatever it leaves is found by the next
     /// call without it, which a push ends with.
     func preparePush(requestBytes: Int = SyncProtocol.maxBodyBytes / 2, after: Int64 = 0,
@@ -104,7 +104,7 @@ extension SyncEngine {
             // row in flight is met in between.
             var rangeStart: Int64?, lastSeen: Int64 = 0, lastInFlight: Int64 = 0, rangeBroken = false
             // `mutation` holds the open mutation's payload as it is written, from its
-            // `{"changes":[` (issue 31: copying its changes into a payload was a megabyte
+            // `{"changes":[` (copying its changes into a payload was a megabyte
             // more per mutation); `changesBytes` is the size of its changes.
             let opening: StaticString = "{\"changes\":["
             var changesBytes: Int { keys.isEmpty ? 0 : mutation.count - opening.utf8CodeUnitCount }
@@ -130,7 +130,7 @@ extension SyncEngine {
             // first sized for the entries to read (at most a request's worth of them).
             var included = Set<CompactRowKey>(minimumCapacity: Int(max(0, min(mark - scanAfter, 1 << 16))))
             let inFlight = Set(inFlight.lazy.map(self.compactKey))
-            // A never-synced file has no versions: no row needs the look-up (issue 31, a first push).
+            // A never-synced file has no versions: no row needs the look-up (a first push).
             let anyVersion = try self.anyVersion(db)
             var rows = CurrentRows()
             let operations = try db.cachedStatement(sql: "SELECT op FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
@@ -157,7 +157,7 @@ extension SyncEngine {
                 let table = self.tables[tableIndex]
                 // A row whose first entry is an insert or a deletion is inserted when it exists
                 // and deleted when not (``fold(_:)``); only one first updated needs its entries
-                // read (issue 31: a first push, every row inserted, reads none).
+                // read (a first push, every row inserted, reads none).
                 let first: String = entry[2]
                 var kind = first == "U" ? Self.fold(try String.fetchAll(operations, arguments: [key.table, key.id, mark])) : .delete
                 change.removeAll()
@@ -255,7 +255,7 @@ extension SyncEngine {
     /// for results without the rows' columns (``PushRequest/resultColumns``).
     static func pushBody(clientID: String, scope: String? = nil, _ mutations: [PendingMutation]) throws -> Data {
         var body = Data()
-        // One allocation for the megabytes of a large push (issue 31: growing it copied them).
+        // One allocation for the megabytes of a large push (growing it copied them).
         body.reserveCapacity(mutations.reduce(64 + clientID.utf8.count * 2 + (scope?.utf8.count ?? 0) * 2) { $0 + $1.payload.count + 1 })
         body.append(Data(#"{"clientID":"#.utf8))
         body.append(try JSONEncoder().encode(clientID))

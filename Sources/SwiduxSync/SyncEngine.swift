@@ -35,7 +35,7 @@ final class SyncEngine: Sendable {
 
     /// The page cache a sync transaction wants: its rows land at random places of several
     /// B-trees (ids are UUIDs), and with SQLite's default 2 MiB the writer evicts and re-reads
-    /// pages row after row (issue 31: a first push of 100,000 rows read 1.5 GB from the file;
+    /// pages row after row (a first push of 100,000 rows read 1.5 GB from the file;
     /// with 32 MiB, 113 MiB). Memory is taken only as pages are read.
     static let cacheKiB = 32 * 1024
 

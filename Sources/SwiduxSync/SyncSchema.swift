@@ -60,7 +60,7 @@ enum SyncSchema {
         // rows: ``ensureOutboxIndex(_:)`` makes it, sorted once, when the push ends or a
         // look-up of a row's entries needs it first. A first push needs none, and deletes the
         // entries it pushed without updating the index a row at a time in the ids' order
-        // (issue 31: a first push's 100,000 queued rows). Only when there are rows to queue:
+        // (a first push's 100,000 queued rows). Only when there are rows to queue:
         // making the index is a schema change, which makes stores following the file read
         // it whole.
         var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
@@ -127,7 +127,7 @@ enum SyncSchema {
 
     /// Runs `body`, which writes rows of `table` as the server has them and nothing else
     /// (pulled live rows: an upsert neither deletes nor cascades), without outbox entries for
-    /// them (issue 31: a first pull wrote an entry for every row, then deleted it as an echo).
+    /// them (a first pull wrote an entry for every row, then deleted it as an echo).
     /// Inside a write transaction only: no other connection ever sees the mark. (A trigger of
     /// the app's own that writes other rows of `table` while `body` runs would not queue them
     /// either; triggers on other tables are not affected.)

@@ -1,6 +1,6 @@
 import GRDB
 
-/// Records the server versions of rows, many rows per statement (issue 31: one statement
+/// Records the server versions of rows, many rows per statement (one statement
 /// per row was about a tenth of a first pull's apply and of a push's acknowledgement).
 ///
 /// Made once per transaction; ``flush(_:)`` before anything reads the versions back (a

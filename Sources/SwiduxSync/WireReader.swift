@@ -2,7 +2,7 @@ import Foundation
 import SwiduxSyncWire
 
 /// Reads the server's answers — pull pages and push answers — straight from their bytes,
-/// without `JSONDecoder` (issue 31: decoding a page of 10,000 rows with it took seconds,
+/// without `JSONDecoder` (decoding a page of 10,000 rows with it took seconds,
 /// most of a first pull), on the shared ``SwiduxSyncWire/JSONScanner``. Keys it does not
 /// know are skipped; anything else is a ``SwiduxSyncWire/JSONScanner/Failure`` naming the
 /// byte offset.

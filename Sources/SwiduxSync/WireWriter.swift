@@ -3,7 +3,7 @@ import GRDB
 import SwiduxSyncWire
 
 /// Writes the wire JSON of pushed changes straight from SQLite values, without building
-/// ``SyncChange`` values and without `JSONEncoder` (issue 31: they were most of the client's
+/// ``SyncChange`` values and without `JSONEncoder` (they were most of the client's
 /// time in a first push of 100,000 rows). The bytes decode to the same ``SyncMutation``
 /// as `JSONEncoder`'s: `{"changes":[…],"id":N}`, each change
 /// `{"baseVersion":N,"columns":{…},"id":…,"kind":"…","table":"…"}` (absent keys for `nil`),

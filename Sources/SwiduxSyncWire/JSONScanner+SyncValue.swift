@@ -6,7 +6,7 @@ extension JSONScanner {
     /// writes that value: copied as it is when it already has that form (a plain integer, a
     /// string without escapes), written again otherwise (`-0`, an escaped string, a real, a
     /// blob). The same value therefore always gives the same bytes, without making a
-    /// ``SyncValue`` of every plain one (issue 31: the server stores a pushed row's columns
+    /// ``SyncValue`` of every plain one (the server stores a pushed row's columns
     /// this way instead of decoding and encoding them).
     ///
     /// ```swift

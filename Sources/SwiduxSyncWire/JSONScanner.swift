@@ -129,7 +129,7 @@ public struct JSONScanner {
     }
 
     /// Skips any value, checked as strictly as reading it, without making its strings or
-    /// numbers (issue 31: a push answer's echoed columns, skipped by the client, cost more
+    /// numbers (a push answer's echoed columns, skipped by the client, cost more
     /// than the rest of the answer).
     public mutating func skipValue() throws {
         switch peek() {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The wire JSON of sync values, written by hand into bytes: what a client writes for a
-/// push and what the server stores and serves, without `JSONEncoder` (issue 31: encoding
+/// push and what the server stores and serves, without `JSONEncoder` (encoding
 /// was most of a large push's time on both sides). The bytes decode, with `JSONDecoder`, to
 /// the same values as `JSONEncoder`'s output (see ``SyncValue``'s JSON form).
 ///
@@ -30,7 +30,7 @@ public enum SyncJSON {
     public static func appendString<UTF8Bytes: Sequence<UInt8>>(utf8: UTF8Bytes, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Contiguous bytes (a native `String`, a buffer) are copied in runs between escapes
-        // (issue 31: byte by byte, this was a tenth of a first push's column writing).
+        // (byte by byte, this was a tenth of a first push's column writing).
         let copied: Void? = utf8.withContiguousStorageIfAvailable { buffer in
             var start = 0
             for index in buffer.indices where needsEscape(buffer[index]) {
@@ -100,7 +100,7 @@ public enum SyncJSON {
 
     /// A blob in its wire form, `{"blob":"<base64>"}` (standard alphabet, padded, as
     /// `Data.base64EncodedString()` writes it), from its bytes where they lie: an SQLite
-    /// column, a `Data` (issue 31: a `String` per blob was most of writing a blob id).
+    /// column, a `Data` (a `String` per blob was most of writing a blob id).
     ///
     /// ```swift
     /// Data([1, 2, 3]).withUnsafeBytes { SyncJSON.appendBlob($0, to: &bytes) }   // {"blob":"AQID"}

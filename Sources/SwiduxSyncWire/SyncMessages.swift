@@ -19,7 +19,7 @@ public struct PushRequest: Hashable, Sendable, Codable {
     /// Whether each result's ``SyncResult/current`` row carries its ``SyncRow/columns``.
     /// `nil` (an older client) or `true`: it does. `false`: they are left out — the client
     /// sent them — so that the answer to a large push is a small fraction of its body
-    /// (issue 31: a first push's answers repeated every pushed row). A refused change's
+    /// (a first push's answers repeated every pushed row). A refused change's
     /// result is a tombstone either way. An older server ignores it. Optional.
     ///
     /// ```swift

@@ -1,6 +1,6 @@
 import Logging
 
-// What MVI.md's fragments assume: seed 000's counter feature, its service, an app that
+// What MVI.md's fragments assume: the counter feature, its service, an app that
 // composes it.
 struct CounterState: Equatable {
     var count = 0

@@ -21,7 +21,7 @@ struct JSONText: Sendable {
     }
 
     /// Copies `text`, JSON written in the code (a key, punctuation), as it is, without a
-    /// `String` (issue 31: a push's answer writes ten of them per row).
+    /// `String` (a push's answer writes ten of them per row).
     mutating func raw(_ text: StaticString) {
         buffer.writeStaticString(text)
     }
@@ -40,7 +40,7 @@ struct JSONText: Sendable {
     mutating func string(_ text: String) {
         if !text.utf8.contains(where: SyncJSON.needsEscape) {
             // Nothing to escape (a table name, say): copied without a buffer of its own
-            // (issue 31: one per result's table name, twice, in a push's answer).
+            // (one per result's table name, twice, in a push's answer).
             buffer.writeInteger(UInt8(ascii: "\""))
             buffer.writeString(text)
             buffer.writeInteger(UInt8(ascii: "\""))

@@ -7,7 +7,7 @@ import SwiduxSyncWire
 /// sorted too), so the same content always gives the same hash, whatever its spelling in
 /// the request.
 ///
-/// Hashed here, in pieces of 64 KiB (issue 31: the canonical text was built as a `String`
+/// Hashed here, in pieces of 64 KiB (the canonical text was built as a `String`
 /// and sent to PostgreSQL to hash, about a megabyte more per mutation, and its building was
 /// about a tenth of the server's CPU in a large push). The bytes are those PostgreSQL hashed
 /// before (`sha256(convert_to(text, 'UTF8'))`): hashes stored by an earlier server still match.

@@ -83,7 +83,7 @@ enum Pull {
 /// already written as the JSON of a ``SwiduxSyncWire/PullResponse``, which ``body(scope:)`` completes.
 ///
 /// One page may answer many long polls at once (``SharedReads``): each answer's body is a
-/// copy of the rows' bytes only, in a buffer of its own size (issue 31 item 5: completing
+/// copy of the rows' bytes only, in a buffer of its own size (completing
 /// one shared buffer in place copied its whole capacity, 1 MiB, once per poll answered).
 struct PullPage: Sendable {
     /// `{"rows":[…` — the rows' JSON, written once.

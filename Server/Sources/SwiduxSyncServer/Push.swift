@@ -36,7 +36,7 @@ enum Push {
 
     /// One change, validated and encoded for the database (and for the answer). A class:
     /// the lists a push makes of its changes (written, copied, answered) share them
-    /// (issue 31: copying their four strings was 5 % of the server's CPU in a large push).
+    /// (copying their four strings was 5 % of the server's CPU in a large push).
     final class Prepared: Sendable {
         let table: String
         let kind: SyncChange.Kind
@@ -82,7 +82,7 @@ enum Push {
         let tables = Array(Set(mutations.flatMap { $0.changes.map(\.table) })).sorted()
         return try await database.transaction { connection in
             // The space's lock, then the request's tables the space declared: one round trip
-            // (issue 31: a push of 1,000 rows made about fifteen). A volatile function keeps
+            // (a push of 1,000 rows made about fifteen). A volatile function keeps
             // the subquery, and so the lock, evaluated before the row is made.
             var known = Set<String>()
             for try await declared in try await connection.query("""
@@ -93,7 +93,7 @@ enum Push {
                 throw RequestFailure.badRequest("unknown table \"\(unknown)\" (declare it with PUT /\(SyncProtocol.tablesPath))")
             }
             // The client's row, made if new, locked, and its last mutation: one round trip
-            // (issue 31: a push of 1,000 rows made about fifteen).
+            // (a push of 1,000 rows made about fifteen).
             var last: Int64 = 0
             for try await value in try await connection.query("""
                 INSERT INTO sync_clients AS c (space, client_id, last_mutation) VALUES (\(space), \(request.clientID), 0)

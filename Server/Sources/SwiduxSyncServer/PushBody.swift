@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import SwiduxSyncWire
 
-/// A hand-written reader of `POST /v1/push` bodies (issue 31 item 3): `JSONDecoder` was
+/// A hand-written reader of `POST /v1/push` bodies: `JSONDecoder` was
 /// two thirds of the server's time in a large push (a thrown error per text value, in
 /// ``SwiduxSyncWire/SyncValue``'s decoding, and a coding path per value).
 ///

@@ -3,8 +3,8 @@ import SwiduxSyncWire
 /// A push request as the server applies it: a ``SwiduxSyncWire/PushRequest`` whose rows'
 /// columns are already the JSON the server stores (members sorted by name, values in their
 /// wire form, as ``WireJSON`` writes them). ``PushBody`` reads them so from the
-/// body, without a dictionary and a ``SwiduxSyncWire/SyncValue`` per column (issue 31 item 3:
-/// decoding the columns and encoding them again was about a third of the server's CPU in a
+/// body, without a dictionary and a ``SwiduxSyncWire/SyncValue`` per column (decoding the
+/// columns and encoding them again was about a third of the server's CPU in a
 /// large push, by perf: 15 % the encoding, much of the 20 % of reading the body).
 ///
 /// ```swift

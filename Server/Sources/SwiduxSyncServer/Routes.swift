@@ -118,8 +118,9 @@ struct Routes: Sendable {
     static let recheckInterval: Duration = .seconds(5)
 
     /// How long a long poll may take a page read or token check made for another poll of
-    /// the same generation (issue 31 item 5). A revocation made without a notification
-    /// reaches a poll within ``recheckInterval`` plus this.
+    /// the same generation (with thousands of long polls open, one read or check per poll
+    /// would be a query each). A revocation made without a notification reaches a poll
+    /// within ``recheckInterval`` plus this.
     static let reuseInterval: Duration = .seconds(1)
 
     private func tables(_ request: Request) async throws -> Response {

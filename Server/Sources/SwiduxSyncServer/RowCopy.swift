@@ -2,7 +2,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// Writes a large mutation's rows with `COPY sync_rows FROM STDIN` (issue 31 item 3), when
+/// Writes a large mutation's rows with `COPY sync_rows FROM STDIN`, when
 /// none of them exists yet (a first push): PostgreSQL inserts them in batches, with no
 /// `ON CONFLICT` check and no arrays to build and unnest (about half the time of the upsert).
 ///
@@ -34,7 +34,7 @@ enum RowCopy {
     ///   has failed).
     static func insert(_ rows: [Push.Prepared], space: Int64, connection: PostgresConnection,
                        logger: Logger) async throws -> [Int64] {
-        // One row of one array (issue 31: a row per version was a tenth of the server's CPU
+        // One row of one array (a row per version was a tenth of the server's CPU
         // in a first push, in PostgresNIO's handling of rows).
         var versions: [Int64] = []
         for try await row in try await connection.query(

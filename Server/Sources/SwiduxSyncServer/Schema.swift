@@ -66,7 +66,7 @@ public enum Schema {
             "CREATE INDEX sync_rows_space_version ON sync_rows (space, version)",
         ],
         [
-            // Issue 29: the mutations applied per client (the SHA-256 of their canonical JSON,
+            // The mutations applied per client (the SHA-256 of their canonical JSON,
             // and each change's outcome), so that a replayed push gets its original results
             // and a used id with another content is refused (a copied or restored client file).
             """
@@ -85,7 +85,7 @@ public enum Schema {
             "INSERT INTO sync_identity (id) VALUES (md5(random()::text || clock_timestamp()::text))",
         ],
         [
-            // Issue 31 item 3: the foreign key from sync_rows to sync_spaces ran one check
+            // The foreign key from sync_rows to sync_spaces ran one check
             // query per written row (a third of PostgreSQL's time in a large push). A row's
             // space always comes from a token of that space (sync_tokens keeps its foreign
             // key), and spaces are never deleted.
@@ -95,7 +95,7 @@ public enum Schema {
             "ALTER TABLE sync_mutations ALTER COLUMN versions SET STORAGE EXTERNAL, ALTER COLUMN applied SET STORAGE EXTERNAL",
         ],
         [
-            // Issue 31 item 3: a large first push is written with COPY (``RowCopy``), each row's
+            // A large first push is written with COPY (``RowCopy``), each row's
             // version from this default, in the rows' order. Every other write sets it.
             "ALTER TABLE sync_rows ALTER COLUMN version SET DEFAULT nextval('sync_version')",
         ],

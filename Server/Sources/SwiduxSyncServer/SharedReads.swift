@@ -1,7 +1,7 @@
 /// Identical reads made at the same time share one database query: when one push wakes
 /// every long poll of its space, the polls read the same page after the same cursor, and
 /// check the same token, at once — one query answers them all instead of one per poll
-/// (issue 31 item 5: 2,000 open long polls per server).
+/// (2,000 open long polls per server).
 ///
 /// A key names what is read *and* the space's notification generation the readers saw
 /// before reading (``Notifier/generation(of:)``): every read started after that

@@ -1,8 +1,8 @@
 /// One lock per space, in this process, taken in arrival order. A push waits here for
 /// its space's earlier pushes *before* it takes a database connection, so that a busy
-/// space's queue holds no pool connection and other spaces' requests are not starved
-/// (issue 29 item 10). The advisory lock in the transaction still orders pushes between
-/// several servers on one database.
+/// space's queue holds no pool connection and other spaces' requests are not starved.
+/// The advisory lock in the transaction still orders pushes between several servers on one
+/// database.
 ///
 /// ```swift
 /// let response = try await locks.withLock(space) { try await Push.apply(body, space: space, database: database, logger: logger) }

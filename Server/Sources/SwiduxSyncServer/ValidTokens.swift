@@ -1,5 +1,5 @@
 /// Tokens that a woken long poll found valid, so that the poll's next request — which
-/// follows its answer at once — need not check its token again (issue 31 item 5: with
+/// follows its answer at once — need not check its token again (with
 /// 2,000 open long polls, that first check was one query per poll answered).
 ///
 /// An entry holds the token's space and the space's notification generation seen before

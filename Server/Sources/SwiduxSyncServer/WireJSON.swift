@@ -14,7 +14,7 @@ enum WireJSON {
 
     /// `value`'s ``SwiduxSyncWire/SyncValue/key``, given its wire JSON (`json`, from
     /// ``text(_:)-(SyncValue)``): a blob's base64 is taken from it rather than encoded again
-    /// (issue 31: a first push's blob ids were encoded twice).
+    /// (a first push's blob ids were encoded twice).
     static func key(_ value: SyncValue, json: String) -> String {
         guard case .blob = value else { return value.key }
         // `{"blob":"` … `"}`

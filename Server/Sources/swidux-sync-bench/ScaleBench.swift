@@ -8,7 +8,7 @@ import SwiduxSyncWire
 import FoundationNetworking
 #endif
 
-/// Sync at scale, server side (issue 31, items 3 and 6): a `swidux-sync-server` child
+/// Sync at scale, server side (large pushes and pulls): a `swidux-sync-server` child
 /// process (release, next to this executable) on the throwaway cluster, one client.
 ///
 /// Per round, in a rotating order against raw postgres-nio baselines on the same database:

@@ -8,7 +8,7 @@ import SwiduxSyncWire
 import FoundationNetworking
 #endif
 
-/// Server apply throughput (issue 14): 10,000 upserts pushed through HTTP in one push,
+/// Server apply throughput: 10,000 upserts pushed through HTTP in one push,
 /// against raw postgres-nio inserts of the same rows in one transaction, on a throwaway
 /// cluster started here. The variants run in a rotating order each round; each figure is the
 /// median of its rounds (round 0 warms up and is not counted).
@@ -17,7 +17,7 @@ import FoundationNetworking
 ///
 /// `SWIDUX_BENCH_ROWS` (default 10000) and `SWIDUX_BENCH_ROUNDS` (default 5) change the size.
 ///
-/// Then the sync-at-scale figures (issue 31, ``ScaleBench``): `SWIDUX_BENCH_SCALE_ROWS`
+/// Then the sync-at-scale figures (``ScaleBench``): `SWIDUX_BENCH_SCALE_ROWS`
 /// (default 100000), `SWIDUX_BENCH_PUSH_ROWS` (default 10000), `SWIDUX_BENCH_SCALE_ROUNDS`
 /// (default 3). `SWIDUX_BENCH_PART=apply` or `scale` runs only one of the two.
 @main

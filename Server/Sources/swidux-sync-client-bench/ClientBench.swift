@@ -4,7 +4,7 @@ import Swidux
 import SwiduxSQLite
 import SwiduxSync
 
-/// Client-side sync figures (issue 14), on a throwaway cluster and a `swidux-sync-server`
+/// Client-side sync figures, on a throwaway cluster and a `swidux-sync-server`
 /// child process started here (build it first: `swift build -c release --package-path Server`):
 ///
 /// 1. End-to-end latency on loopback: client A's flush → the row visible in client B's

@@ -8,7 +8,7 @@ import SwiduxSQLite
 import SwiduxSync
 import SwiduxSyncServer
 
-/// A first sync at scale (issue 31, items 1, 2 and 6), against a throwaway cluster and an
+/// A first sync at scale (first push, first pull, memory), against a throwaway cluster and an
 /// in-process server started here, on files shaped like `todos`' (lists; items with a
 /// foreign key to their list). Each measured step runs in a child process of this
 /// executable, like a `todos` command, timed from its start to its exit, with its peak RSS:
@@ -19,7 +19,7 @@ import SwiduxSyncServer
 /// 2. the first push: `SyncClient.sync()` on that file (queue every row, push, pull);
 /// 3. the first pull: `SyncClient.sync()` on an empty file.
 ///
-/// Prints both times ÷ the local read (issue 31's targets: ≤ 5 each), the rows the push
+/// Prints both times ÷ the local read (targets: ≤ 5 each), the rows the push
 /// pulled back (its own rows: 0 expected) and each process's peak RSS.
 ///
 ///     swift run -c release --package-path Server swidux-sync-first-sync-bench

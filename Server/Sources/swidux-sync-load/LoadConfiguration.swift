@@ -28,7 +28,7 @@ struct LoadConfiguration: Sendable {
     var postgres: String?
     var serverURLs: [URL] = []
     var serverPIDs: [Int32] = []
-    /// Targets (issue 31 item 5).
+    /// Targets: the long-poll return latency's p95 and each server's peak RSS.
     let p95TargetMilliseconds = 100.0
     let rssTargetMiB = 256.0
 

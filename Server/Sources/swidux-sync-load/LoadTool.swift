@@ -10,7 +10,7 @@ import SwiduxSyncWire
 import Glibc
 #endif
 
-/// Devices per server (issue 31 item 5): real `swidux-sync-server` processes on one
+/// Devices per server: real `swidux-sync-server` processes on one
 /// PostgreSQL (a throwaway cluster), `SWIDUX_LOAD_POLLERS` long polls each on its own TCP
 /// connection, and `SWIDUX_LOAD_PUSHERS` other clients pushing one row a second each, for
 /// `SWIDUX_LOAD_SECONDS`. Prints the push → long-poll return latency (from the push's

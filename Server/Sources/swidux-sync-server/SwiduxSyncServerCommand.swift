@@ -123,7 +123,7 @@ func withClient<T: Sendable>(_ database: DatabaseOptions,
     var configuration = url.clientConfiguration
     configuration.options.connectTimeout = .seconds(5)
     // The pool's own logger stays quiet: a command may lease its first connection before
-    // `run()` has started (a harmless race the pool logs as a warning, issue 29 item 18);
+    // `run()` has started (a harmless race the pool logs as a warning);
     // real failures reach the queries and are reported from there.
     var background = logger
     background.logLevel = .error

@@ -83,7 +83,7 @@ public struct Effect<Action>: @unchecked Sendable {
         }))
     }
 
-    /// The seed 000 form: an operation that returns exactly one action.
+    /// The single-action form: an operation that returns exactly one action.
     ///
     /// ```swift
     /// return .run { .incrementResponse(.success(try await service.increment())) }
@@ -95,7 +95,7 @@ public struct Effect<Action>: @unchecked Sendable {
         }
     }
 
-    /// The seed 000 form of a cancellable request: starting it again with the same `id`
+    /// The single-action form of a cancellable request: starting it again with the same `id`
     /// cancels the one in flight, whose late response is dropped.
     ///
     /// ```swift
@@ -197,7 +197,7 @@ public struct Effect<Action>: @unchecked Sendable {
         Effect(operation: .concatenate(Array(effects)))
     }
 
-    /// Lifts a child effect into a parent's action type (seed 000 "Composed Reducers").
+    /// Lifts a child effect into a parent's action type, to compose a feature's reducer.
     ///
     /// ```swift
     /// return counterReducer.reduce(state: &state.counter, action: a, environment: env)?

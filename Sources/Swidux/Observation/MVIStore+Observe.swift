@@ -1,6 +1,6 @@
 extension MVIStore {
     /// Runs `apply` now, and again after every change of the state it read: UIKit and AppKit
-    /// code renders from the store this way (seed 000, "UIKit Integration"), without Combine.
+    /// code renders from the store this way, without Combine.
     /// The observation lasts while the returned token is held.
     ///
     /// ```swift

@@ -2,9 +2,9 @@ import Observation
 
 extension Store {
     /// Runs `apply` now, and again whenever something it read from the store changes —
-    /// UIKit and AppKit code renders from the store this way, without SwiftUI or Combine
-    /// (seed 000, "UIKit Integration"). Reads are tracked as everywhere else
-    /// (`store.count` observes that slice, `store.items[id]` that row): an action that
+    /// UIKit and AppKit code renders from the store this way, without SwiftUI or Combine.
+    /// Reads are tracked as everywhere else (`store.count` observes that slice,
+    /// `store.items[id]` that row): an action that
     /// changes nothing `apply` read does not run it. Re-runs happen on the main actor just
     /// after the change, once per change however many slices it touched; each run tracks
     /// what it reads anew.

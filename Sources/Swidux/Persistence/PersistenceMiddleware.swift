@@ -1,6 +1,6 @@
 import Logging
 
-/// The debounced persistence orchestrator (seed 002): after each reduce it drains the change
+/// The debounced persistence orchestrator: after each reduce it drains the change
 /// logs of the state's ``EntityStore``s into its ``StateWriter``s; when the debounce window
 /// closes, it flushes all pending writes in one batch.
 ///

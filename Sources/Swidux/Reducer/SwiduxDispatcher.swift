@@ -1,7 +1,7 @@
-/// The dispatch contract (seed 002): something actions are sent to.
+/// The dispatch contract: something actions are sent to.
 ///
 /// ``Store`` conforms (its `send` returns an awaitable ``StoreTask``), and so does a
-/// hand-written seed-style `AppStore` whose `send` returns nothing:
+/// hand-written `AppStore` whose `send` returns nothing:
 ///
 /// ```swift
 /// @MainActor @Observable

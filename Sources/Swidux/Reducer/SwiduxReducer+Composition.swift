@@ -9,7 +9,7 @@
 
 extension SwiduxReducer {
     /// Runs this reducer on a slice of a parent state and lifts its effect into the parent's
-    /// actions (seed 000 "Composed Reducers"), in one call.
+    /// actions, in one call.
     ///
     /// The child's cancel ids are namespaced by `path` (see ``Effect/scoped(_:)``): the same
     /// feature reduced at two paths keeps separate in-flight effects.

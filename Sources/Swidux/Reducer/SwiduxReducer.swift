@@ -1,4 +1,4 @@
-/// The reducer contract (seed 002): mutate state for an action, optionally return an
+/// The reducer contract: mutate state for an action, optionally return an
 /// effect whose actions are root actions.
 ///
 /// Root reducers have `Action == RootAction`; feature reducers handle a slice of the

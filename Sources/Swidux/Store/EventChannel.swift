@@ -1,6 +1,6 @@
 import Foundation
 
-/// One-shot events outside state (seed 004 `effectPublisher`, seed 003 navigation): each
+/// One-shot events outside state (what an effect publisher carries, e.g. navigation): each
 /// emitted value is delivered **once** to every current consumer. Emitted while nobody
 /// listens, values wait (up to `bufferSize`) for the next consumer.
 ///

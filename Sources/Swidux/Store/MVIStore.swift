@@ -1,7 +1,7 @@
 import Logging
 import Observation
 
-/// The strict MVI store of seed 000: only **intents** come from outside; effects feed
+/// The strict MVI store: only **intents** come from outside; effects feed
 /// **actions** back into a separate action reducer.
 ///
 /// ```swift
@@ -43,7 +43,7 @@ public final class MVIStore<State, Intent, Action>: Observable {
         set { _state = newValue }
     }
 
-    /// Seed 000's initializer: the action reducer completes async transitions.
+    /// The strict MVI initializer: the action reducer completes async transitions.
     ///
     /// - Parameters:
     ///   - initial: the state the store starts with.

@@ -2,8 +2,8 @@
 import SwiftUI
 
 extension Store {
-    /// A binding that reads the state and writes by sending an action (seed 002 rule 6:
-    /// controlled components).
+    /// A binding that reads the state and writes by sending an action (a controlled
+    /// component: the view never holds its own copy of the value).
     ///
     /// ```swift
     /// TextField("New to-do", text: store.binding(\.draft, send: TodoAction.setDraft))

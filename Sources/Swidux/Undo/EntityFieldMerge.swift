@@ -1,6 +1,6 @@
 import Foundation
 
-// Field-by-field undo of an entity changed since its step (SPEC 1.11): the entity's
+// Field-by-field undo of an entity changed since its step: the entity's
 // top-level coded fields are captured as the values themselves (not an encoding: lossless,
 // nothing serialized), the fields the step changed are taken from the value before the step,
 // the others from the current value, and the entity is decoded back from that mix. Public

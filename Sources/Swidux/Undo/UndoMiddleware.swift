@@ -42,7 +42,7 @@ import DequeModule
 /// puts it back entire, UI state included, over whatever changed since; prefer
 /// `recording:`.
 ///
-/// **Standalone** (seed 002, hand-written stores), the middleware is a snapshot stack: push
+/// **Standalone** (the hand-written store pattern), the middleware is a snapshot stack: push
 /// the state before each undoable reduce, pop it to undo.
 ///
 /// ```swift

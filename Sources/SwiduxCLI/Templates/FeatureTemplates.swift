@@ -1,8 +1,8 @@
 /// The files and edits of `swidux add feature <Name>`: the seed's "New Feature Checklist".
 ///
-/// Naming (seed 002 "Naming Conventions"): value type `Todo`, table `TodoTable`, action
-/// `TodoAction` (case `todo` of `AppAction`), reducer `TodoReducer`, view `TodoListView`,
-/// `EntityStore<Todo>` property `todos`.
+/// Naming: every name derives from the feature's singular, capitalized name. For `Todo`:
+/// value type `Todo`, table `TodoTable`, action `TodoAction` (case `todo` of `AppAction`),
+/// reducer `TodoReducer`, view `TodoListView`, `EntityStore<Todo>` property `todos`.
 enum FeatureTemplates {
     /// A new file of the feature and its path relative to the project root.
     struct NewFile {

@@ -82,7 +82,7 @@ public final class TodoApp {
     private let vanishedLog: VanishedLog
 
     /// The app's undo: the domain only. `ui` (list, filter, selection, input) is never
-    /// undone, so undo never moves the user's navigation (issue 27 item 9). Replays use it too.
+    /// undone, so undo never moves the user's navigation. Replays use it too.
     public static func makeUndo() -> UndoMiddleware<AppState> {
         UndoMiddleware(maxDepth: 200, recording: \.lists, \.tags, \.items, \.itemTags)
     }

@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// Where `todos` writes the library's log while its full-screen UI runs: never to the
-/// terminal, which the UI owns (SPEC §1.12: a full-screen app prints nothing under its UI).
+/// terminal, which the UI owns (a full-screen app prints nothing under its UI: a line
+/// written there would corrupt the screen).
 /// What the user must know reaches the status line; the details go to this file.
 ///
 /// The path comes from `--log <path>`, else `TODOS_LOG`, else

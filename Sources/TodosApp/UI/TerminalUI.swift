@@ -113,7 +113,7 @@ public final class TerminalUI {
             }
         }
 
-        // The screen renders from the store (issue 30 item 8): whatever changes what it shows
+        // The screen renders from the store: whatever changes what it shows
         // — a key, an effect, another process's commit, sync — redraws it.
         let rendering = app.store.observe { [weak self] _ in self?.redraw() }
         loop: for await input in inputs {

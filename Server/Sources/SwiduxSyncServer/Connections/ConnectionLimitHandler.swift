@@ -2,7 +2,7 @@ import Logging
 import NIOCore
 
 /// Closes a new connection when its client address already has `limit` open ones, so that
-/// one address cannot take every connection the server can hold (issue 29 item 9). The
+/// one address cannot take every connection the server can hold. The
 /// count is shared by every connection's handler (``ConnectionCounts``).
 ///
 /// ```swift

@@ -3,10 +3,10 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Answers `Expect: 100-continue` with `100 Continue` as soon as the request's head
-/// arrives (RFC 9110 §10.1.1). libcurl — `URLSession` on Linux — asks for it before sending
-/// a body over 1 MiB (a push of 10,000 rows) and, without it, waits up to a second before
-/// sending the body anyway: most of such a push's time (issue 31 item 3). The header is
-/// removed from the request passed on.
+/// arrives (RFC 9110, section 10.1.1). libcurl — `URLSession` on Linux — asks for it
+/// before sending a body over 1 MiB (a push of 10,000 rows) and, without it, waits up to a
+/// second before sending the body anyway: most of such a push's time. The header is removed
+/// from the request passed on.
 ///
 /// ```swift
 /// HTTP1Channel.Configuration(additionalChannelHandlers: [ExpectContinueHandler()])

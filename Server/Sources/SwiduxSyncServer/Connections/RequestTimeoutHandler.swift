@@ -4,9 +4,9 @@ import NIOHTTPTypes
 
 /// Closes the connection when a request's head and body do not arrive in full within
 /// `timeout` from its head: a client sending its body slowly (or never finishing it)
-/// cannot hold a connection for long (issue 29 item 9). A connection idle before or
-/// between requests, or stalled inside a request head, is closed by the server's idle
-/// timeout; the time to answer a request (a long poll) is not limited here.
+/// cannot hold a connection for long. A connection idle before or between requests, or
+/// stalled inside a request head, is closed by the server's idle timeout; the time to answer
+/// a request (a long poll) is not limited here.
 ///
 /// ```swift
 /// HTTP1Channel.Configuration(additionalChannelHandlers: [RequestTimeoutHandler(timeout: .seconds(60), logger: logger)])
