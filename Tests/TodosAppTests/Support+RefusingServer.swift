@@ -5,15 +5,20 @@ import Glibc
 import Darwin
 #endif
 
-/// An HTTP server on 127.0.0.1 that answers every request 401 (a refused token) and counts
-/// the requests, so that a test can see a client stop sending a token the server refused.
+/// An HTTP server on 127.0.0.1 that answers every request with one status (401 by default:
+/// a refused token) and counts the requests, so that a test can see a client stop sending a
+/// token the server refused.
 final class RefusingServer: @unchecked Sendable {
     let port: UInt16
+    private let status: String
+    private let message: String
     private let descriptor: Int32
     private let lock = NSLock()
     private var count = 0
 
-    init() throws {
+    init(status: String = "401 Unauthorized", message: String = "{\"error\":\"unknown token\"}") throws {
+        self.status = status
+        self.message = message
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -49,7 +54,7 @@ final class RefusingServer: @unchecked Sendable {
     var requests: Int { lock.withLock { count } }
 
     /// Reads each request (headers, then — after a 100 Continue when asked and the body is not there yet — a body of
-    /// Content-Length bytes) and answers 401.
+    /// Content-Length bytes) and answers with the status.
     private func answer(_ connection: Int32) {
         defer { close(connection) }
         var received: [UInt8] = []
@@ -79,8 +84,7 @@ final class RefusingServer: @unchecked Sendable {
             }
             received.removeFirst(end.upperBound + bodyLength)
             lock.withLock { count += 1 }
-            let message = "{\"error\":\"unknown token\"}"
-            let response = Array("HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: \(message.utf8.count)\r\n\r\n\(message)".utf8)
+            let response = Array("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(message.utf8.count)\r\n\r\n\(message)".utf8)
             let written = response.withUnsafeBytes({ write(connection, $0.baseAddress, $0.count) })
             // A client that asked to close reads the answer to the end of the connection.
             guard written == response.count, !head.contains("connection: close") else { return }
