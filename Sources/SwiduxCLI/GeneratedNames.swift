@@ -94,10 +94,15 @@ enum GeneratedNames {
 
     /// The refusal's reason: "it collides with a name the generated code already uses: 'X' (in file)".
     static func reason(for clash: (name: String, file: String), name: String) -> String {
+        // A name checked before the project is known was found in files rendered for the
+        // probe names, which mean nothing to the user: those parts read as placeholders.
+        let file = clash.file
+            .replacingOccurrences(of: probeProject, with: "<Project>")
+            .replacingOccurrences(of: probeFeature, with: "<Feature>")
         if clash.name == name {
-            return "it collides with a name the generated code already uses: '\(clash.name)' (in \(clash.file))"
+            return "it collides with a name the generated code already uses: '\(clash.name)' (in \(file))"
         }
-        return "its generated name '\(clash.name)' collides with a name the generated code already uses (in \(clash.file))"
+        return "its generated name '\(clash.name)' collides with a name the generated code already uses (in \(file))"
     }
 
     // MARK: - Rendering

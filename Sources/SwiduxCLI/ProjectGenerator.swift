@@ -20,12 +20,42 @@ public enum ProjectGenerator {
         in directory: URL,
         dependency: SwiduxDependency
     ) throws -> (directory: URL, files: [String]) {
+        try generate(name: name, in: directory, dependency: dependency, creatingMissing: false).result
+    }
+
+    /// ``generate(name:in:dependency:)``, and with `creatingMissing`, `directory` is made
+    /// first when it does not exist (`swidux new Notes --path ~/Code` on a machine without
+    /// `~/Code`); `created` is the directory made, if any. When the project cannot be
+    /// written, that directory is removed again: a failure changes nothing.
+    static func generate(
+        name: String, in directory: URL, dependency: SwiduxDependency, creatingMissing: Bool
+    ) throws -> (result: (directory: URL, files: [String]), created: URL?) {
         let projectName = try SwiftName(name, role: .project)
         let dependency = try checked(dependency)
-        let destination = directory.standardizedFileURL.appendingPathComponent(projectName.typeName)
+        let base = directory.standardizedFileURL
+        let destination = base.appendingPathComponent(projectName.typeName)
         let files = ProjectTemplates.files(name: projectName, dependency: dependency)
-        try FileTransaction.createDirectory(destination, files: files)
-        return (destination, files.map(\.path))
+        var created: URL?
+        if creatingMissing, !FileManager.default.fileExists(atPath: base.path) {
+            // The topmost missing ancestor, so that a failure can take all of it back.
+            var top = base
+            while !FileManager.default.fileExists(atPath: top.deletingLastPathComponent().path), top.pathComponents.count > 1 {
+                top = top.deletingLastPathComponent()
+            }
+            do {
+                try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+            } catch {
+                throw SwiduxCLIError.cannotWrite(base.path, reason: (error as NSError).localizedDescription)
+            }
+            created = top
+        }
+        do {
+            try FileTransaction.createDirectory(destination, files: files)
+        } catch {
+            if let created { try? FileManager.default.removeItem(at: created) }
+            throw error
+        }
+        return ((destination, files.map(\.path)), created.map { _ in base })
     }
 
     /// Makes a path dependency absolute and checks that it is the Swidux package.

@@ -93,7 +93,9 @@ extension SwiduxCommand {
 
         /// Generates the project; see ``ProjectGenerator/generate(name:in:dependency:)``.
         public func run() throws {
-            let result = try ProjectGenerator.generate(name: name, in: URL(fileURLWithPath: path), dependency: dependency)
+            let (result, created) = try ProjectGenerator.generate(
+                name: name, in: URL(fileURLWithPath: path), dependency: dependency, creatingMissing: true)
+            if let created { print("Created the directory \(created.path), which did not exist.") }
             print("Created \(result.directory.path) (\(result.files.count) files).")
             print("Next: cd \(result.directory.path) && swidux add feature <Name> && swift test")
         }

@@ -4,8 +4,9 @@ import Network
 #endif
 
 /// Ends a ``SyncClient``'s retry wait as soon as the network comes back (an `NWPathMonitor`
-/// path turning `.satisfied`), instead of after up to 30 s of backoff. Without the Network
-/// framework (Linux) the wait is the plain delay.
+/// path turning `.satisfied`), instead of after up to 30 s of backoff, or when woken
+/// (``wakeAll()``: the server answered again, or a retry was asked for). Without the Network
+/// framework (Linux) only the latter ends a wait early.
 final class NetworkWatch: @unchecked Sendable {
     private let lock = NSLock()
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -45,9 +46,9 @@ final class NetworkWatch: @unchecked Sendable {
     }
     #endif
 
-    /// Waits `delay`, or less if the network comes back meanwhile, or until cancelled.
+    /// Waits `delay`, or less if the network comes back or ``wakeAll()`` is called
+    /// meanwhile, or until cancelled.
     func waitForReturn(orFor delay: Duration) async {
-        #if canImport(Network)
         let id = lock.withLock { () -> UInt64 in
             nextWaiter &+= 1
             return nextWaiter
@@ -74,9 +75,6 @@ final class NetworkWatch: @unchecked Sendable {
             await group.next()
             group.cancelAll()
         }
-        #else
-        try? await Task.sleep(for: delay)
-        #endif
     }
 
     private func resume(_ id: UInt64) {
@@ -84,7 +82,8 @@ final class NetworkWatch: @unchecked Sendable {
         waiter?.resume()
     }
 
-    private func wakeAll() {
+    /// Ends every wait now.
+    func wakeAll() {
         let woken = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
             defer { waiters.removeAll() }
             return Array(waiters.values)

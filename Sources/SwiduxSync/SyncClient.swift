@@ -49,8 +49,12 @@ public actor SyncClient {
     private let database: SwiduxDatabase
     /// Loop iterations of continuous sync (push and pull), for a check of its idle cost.
     private(set) var wakeUps = 0
-    /// Wakes the push loop and the retry waits when the network comes back (Apple).
+    /// Wakes the push loop and the retry waits when the network comes back (Apple), when
+    /// the other loop reaches the server again, and on ``retryNow()``.
     private let network = NetworkWatch()
+    /// The server refused the token (401): the loops wait for ``retryNow()`` instead of
+    /// sending it again.
+    private var tokenRefused = false
 
     /// A client for `tables` of `database` (created once: installs its tables and triggers).
     ///
@@ -149,6 +153,40 @@ public actor SyncClient {
         network.stop()
     }
 
+    /// Ends every retry wait of continuous sync now, and tries a token the server refused
+    /// again (continuous sync stops after a 401 until this is called).
+    ///
+    /// ```swift
+    /// await client.retryNow()   // e.g. the user pressed "retry" after the server came back
+    /// ```
+    public func retryNow() {
+        tokenRefused = false
+        network.wakeAll()
+    }
+
+    /// How many local changes wait to be pushed (rows changed since the last acknowledged
+    /// push, and built requests not yet acknowledged).
+    ///
+    /// ```swift
+    /// let waiting = try await client.pendingChanges()   // "offline · \(waiting) changes waiting"
+    /// ```
+    public func pendingChanges() throws -> Int {
+        try local { try engine.pendingCount() }
+    }
+
+    /// After a 401: says so once, then waits until ``retryNow()`` (or ``stop()``).
+    private func stopForRefusedToken(_ error: any Error) async -> Bool {
+        guard case .unauthorized? = error as? SyncError else { return false }
+        if !tokenRefused {
+            tokenRefused = true
+            logger.error("Swidux sync: the server refused the token; sync stopped until retried")
+            continuation.yield(.stopped(.unauthorized))
+        }
+        // Rechecked now and then too: a wake-up that came just before this wait began is not lost.
+        while tokenRefused, !Task.isCancelled { await network.waitForReturn(orFor: .seconds(5)) }
+        return true
+    }
+
     private func pushLoop() async {
         var failures = 0
         var setAside: [SetAsideChange] = []
@@ -177,6 +215,7 @@ public actor SyncClient {
                 await database.waitForCommit(after: seen, timeout: Self.slowPoll)
             } catch {
                 if Task.isCancelled { return }
+                if await stopForRefusedToken(error) { failures = 0; continue }
                 failures += 1
                 let delay = retryDelay(failures)
                 failed(error, "push", delay)
@@ -187,28 +226,40 @@ public actor SyncClient {
 
     private func pullLoop() async {
         var failures = 0
+        var first = true
         while !Task.isCancelled {
             wakeUps += 1
             do {
                 try await declareTables()
                 let applied = try await pull(wait: 25)
-                if applied > 0 {
+                if applied > 0 || first {
                     var report = SyncReport()
                     report.pulled = applied
                     report.parked = try local { try engine.parkedCount() }
                     continuation.yield(.synced(report))
                 }
-                if failures > 0 { recovered("pull") }
+                first = false
+                if failures > 0 {
+                    recovered("pull")
+                    // The server answers again: the push loop stops waiting out its backoff.
+                    network.wakeAll()
+                }
                 failures = 0
             } catch {
                 if Task.isCancelled { return }
+                if await stopForRefusedToken(error) { failures = 0; continue }
                 failures += 1
-                let delay = retryDelay(failures)
+                // The long poll is what notices the server's return, so it tries again within
+                // a few seconds (a refused connection costs nothing), not after up to 30 s.
+                let delay = min(retryDelay(failures), Self.pullRetryCap)
                 failed(error, "pull", delay)
                 await network.waitForReturn(orFor: delay)
             }
         }
     }
+
+    /// The longest wait of the pull loop before it tries the server again.
+    static let pullRetryCap: Duration = .seconds(4)
 
     /// How long the push loop waits for a commit before checking the outbox anyway (other
     /// processes' commits where no file notification reports them).

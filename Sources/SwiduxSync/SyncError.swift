@@ -32,6 +32,11 @@ public enum SyncError: Error, CustomStringConvertible {
         switch self {
         case .unauthorized: "the sync server refused the token"
         case .unreachable(let url, let underlying): "cannot reach the sync server at \(url.absoluteString): \(Self.reason(underlying))"
+        case .rejected(let status, let message) where message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty:
+            // No message: most often not a sync server at all, or a path added to its URL.
+            status == 404
+                ? "the sync server answered 404 (not found) with no message: give the server's base URL (http://host:port), with no path"
+                : "the sync server answered \(status) with no message"
         case .rejected(let status, let message): "the sync server answered \(status): \(message)"
         case .local(let error): "the local database failed during sync: \(error)"
         }

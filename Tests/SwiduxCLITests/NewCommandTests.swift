@@ -50,11 +50,14 @@ struct NewCommandTests {
         expectRefusal(["new", "File", "--path", temp.url.path], in: temp, message: "already exists")
     }
 
-    @Test func aMissingOrNonDirectoryPathIsRefused() throws {
+    @Test func aMissingPathIsCreatedAndSaidAndANonDirectoryRefused() throws {
         let temp = try TemporaryDirectory()
         defer { temp.remove() }
-        expectRefusal(["new", "Notes", "--path", temp.path("missing")], in: temp,
-                      message: "the directory '\(temp.path("missing"))' does not exist")
+        let made = runSwidux(["new", "Notes", "--path", temp.path("missing/Code"), "--swidux-path", packageRoot.path])
+        #expect(made.code == 0, "\(made.message)")
+        #expect(FileManager.default.fileExists(atPath: temp.path("missing/Code/Notes/Package.swift")))
+        // A refused name leaves no directory behind.
+        expectRefusal(["new", "notes", "--path", temp.path("other/Code")], in: temp, message: "uppercase")
         try Data().write(to: URL(fileURLWithPath: temp.path("file")))
         expectRefusal(["new", "Notes", "--path", temp.path("file")], in: temp, message: "'\(temp.path("file"))' is not a directory")
     }

@@ -53,6 +53,16 @@ struct SwiftNameTests {
         }
     }
 
+    @Test func aCollidingFeatureNameNamesNoInternalProbeFile() {
+        #expect {
+            try SwiftName("String", role: .feature)
+        } throws: { error in
+            guard case .invalidName(_, let message)? = error as? SwiduxCLIError else { return false }
+            return !message.contains(GeneratedNames.probeProject) && !message.contains(GeneratedNames.probeFeature)
+                && message.contains("Sources/<Project>/")
+        }
+    }
+
     @Test func moduleNamesAreReservedForProjectsOnly() throws {
         #expect(throws: SwiduxCLIError.self) { try SwiftName("SwiftUI", role: .project) }
         #expect(throws: SwiduxCLIError.self) { try SwiftName("Foundation", role: .project) }

@@ -70,20 +70,49 @@ import Testing
     // MARK: Items 6 and 13 in the UI
 
     @MainActor
-    @Test func typingPastTheLimitIsRefusedAndSaid() async throws {
+    @Test func typingPastTheLimitIsKeptAndRefusedOnEnterWithTheLimitNamed() async throws {
         let app = try TodoApp(database: AppDatabase.inMemory(), uuid: IDSequence().callAsFunction, now: { fixedDate })
         let events = app.events.events
         app.perform(.send(.ui(.beginInput(.addItem))))
-        let full = String(repeating: "a", count: Limits.title)
-        app.perform(.send(.ui(.draftChanged(full))))
-        app.perform(.send(.ui(.draftChanged(full + "b"))))
-        #expect(app.store.ui.draft == full)
-        var iterator = events.makeAsyncIterator()
-        let event = await iterator.next()
-        #expect(event == .error("Input is limited to 500 characters"))
-        // Enter stores the whole draft.
+        let long = String(repeating: "a", count: Limits.title) + "b"
+        app.perform(.send(.ui(.draftChanged(long))))
+        #expect(app.store.ui.draft == long)   // never cut: kept for editing
+        let footer = Render.screen(app.store.state, size: TerminalIO.Size(columns: 100, rows: 24)).last ?? ""
+        #expect(footer.contains("limited to 500 characters (this one has 501)"), "\(footer)")
+        // Enter refuses it, says why, and leaves the text in the open input line.
         for command in KeyMap.commands(for: .enter, state: app.store.state, makeID: app.environment.uuid) { app.perform(command) }
-        #expect(app.store.items.map(\.title) == [full])
+        #expect(app.store.items.isEmpty)
+        #expect(app.store.ui.input == .addItem)
+        #expect(app.store.ui.draft == long)
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next() == .error("A title is limited to 500 characters (this one has 501)"))
+        // Shortened, it is taken.
+        app.perform(.send(.ui(.draftChanged(String(long.dropLast())))))
+        for command in KeyMap.commands(for: .enter, state: app.store.state, makeID: app.environment.uuid) { app.perform(command) }
+        #expect(app.store.items.map(\.title) == [String(repeating: "a", count: Limits.title)])
+    }
+
+    @MainActor
+    @Test func overLongListNameIsRefusedAndTheTypedTextKept() async throws {
+        let app = try TodoApp(database: AppDatabase.inMemory(), uuid: IDSequence().callAsFunction, now: { fixedDate })
+        let events = app.events.events
+        app.perform(.send(.ui(.showScreen(.lists))))
+        app.perform(.send(.ui(.beginInput(.addList))))
+        let name = String(repeating: "n", count: 120)
+        app.perform(.send(.ui(.draftChanged(name))))
+        for command in KeyMap.commands(for: .enter, state: app.store.state, makeID: app.environment.uuid) { app.perform(command) }
+        #expect(app.store.lists.map(\.name) == ["Inbox"])
+        #expect(app.store.ui.input == .addList)
+        #expect(app.store.ui.draft == name)
+        var iterator = events.makeAsyncIterator()
+        #expect(await iterator.next() == .error("A list name is limited to 100 characters (this one has 120)"))
+    }
+
+    @MainActor
+    @Test func existingListIsNamedAsItIsNotAsTyped() async throws {
+        var state = sampleState()   // has "Work"
+        state.ui.input = .addList
+        #expect(KeyMap.refusal(.addList, text: "work", state: state) == "A list named “Work” exists")
     }
 
     @MainActor

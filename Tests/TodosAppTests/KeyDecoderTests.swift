@@ -22,7 +22,7 @@ import Testing
     @Test func loneEscapeAndUnknownSequences() {
         #expect(decode([0x1B]) == [.escape])
         #expect(decode(Array("\u{1B}[99~x".utf8)) == [.unknown, .character("x")])
-        #expect(decode(Array("\u{1B}[200~hi\u{1B}[201~".utf8)) == [.unknown, .character("h"), .character("i"), .unknown])
+        #expect(decode(Array("\u{1B}[200~hi\u{1B}[201~".utf8)) == [.paste("hi")])   // bracketed paste
         #expect(decode(Array("\u{1B}[<0;10;5M".utf8)) == [.unknown])   // mouse report
     }
 

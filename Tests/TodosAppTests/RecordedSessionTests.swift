@@ -35,9 +35,18 @@ import Testing
         #expect(result.stdout.contains("step 0  ui  "))
         #expect(result.stdout.contains("step \(recording.steps.count - 1)  "))
         #expect(result.stdout.contains("AppAction.items(.add("))
-        #expect(result.stdout.contains("+       isDone: true,") || result.stdout.contains("+     isDone: true,"))
+        #expect(result.stdout.contains(".isDone: false → true"))
         #expect(result.stdout.contains("external changes from sqlite:"))
         #expect(result.stdout.hasSuffix("✓ session.jsonl: \(recording.steps.count) steps replayed; every state matches the recording\n"))
+        // What changed, not the state tree: a typed character is one line.
+        let stepLines = result.stdout.split(separator: "\n").count
+        #expect(stepLines < recording.steps.count * 4, "\(stepLines) lines for \(recording.steps.count) steps")
+        #expect(result.stdout.contains("~ ui.draft: "))
+
+        let full = try await sandbox.run("replay", "--full-state", Self.fixture.path)
+        #expect(full.status == 0, "\(full.stderr)")
+        #expect(full.stdout.contains("+       isDone: true,") || full.stdout.contains("+     isDone: true,"))
+        #expect(full.stdout.split(separator: "\n").count > stepLines)
     }
 
     @Test("`todos replay` of a recording whose step differs exits 1 naming the step and the part")

@@ -101,6 +101,9 @@ final class PseudoTerminalSession: @unchecked Sendable {
         return screen
     }
 
+    /// Everything written to the terminal so far, escape sequences included.
+    var rawOutput: String { String(decoding: output.value, as: UTF8.self) }
+
     /// Resizes the terminal (the app polls the size); the screen is parsed from here on.
     func resize(columns: Int, rows: Int) {
         outputOffset = output.value.count

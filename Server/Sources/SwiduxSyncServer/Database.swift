@@ -44,11 +44,16 @@ final class Database: Sendable {
     /// Whether requests are let through to the pool.
     var isAvailable: Bool { state.withLock { $0.available } }
 
-    /// Runs the pool, and the pools that replace it, until cancelled.
-    func run() async {
+    /// Runs the pool, and the pools that replace it, until cancelled. `onStart` is called
+    /// right before the first pool's `run()`: a lease before that logs a warning, so the
+    /// start-up migration waits for it.
+    func run(onStart: @escaping @Sendable () -> Void = {}) async {
         let first = state.withLock { state in
             let client = state.client
-            state.runner = Task { await client.run() }
+            state.runner = Task {
+                onStart()
+                await client.run()
+            }
             return state.runner
         }
         await withTaskCancellationHandler {

@@ -78,7 +78,11 @@ public struct SyncServer: Sendable {
         let database = Database(configuration: configuration, leaseTimeout: limits.databaseTimeout, logger: logger)
         let notifier = Notifier()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await database.run() }
+            // The pool runs before the migration leases from it (PostgresNIO warns of a lease
+            // from a client whose run() has not been called yet).
+            let (started, starting) = AsyncStream.makeStream(of: Void.self)
+            group.addTask { await database.run(onStart: { starting.finish() }) }
+            for await _ in started {}
             let identity: String
             do {
                 try await Schema.migrate(database.client, logger: logger)

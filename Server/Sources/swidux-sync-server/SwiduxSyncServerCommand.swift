@@ -14,11 +14,22 @@ struct SwiduxSyncServerCommand: AsyncParsableCommand {
 }
 
 /// Options every subcommand shares.
+///
+/// `--postgres` is required, but checked in `validate()` rather than by the parser: the
+/// parser names a missing option before an unknown one, so `serve --bogus` said
+/// "missing --postgres" instead of naming `--bogus`.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "The PostgreSQL database: postgres://user[:password]@host[:port]/database (or ...@/database?host=/socket/dir).")
-    var postgres: String
+    @Option(help: "The PostgreSQL database (required): postgres://user[:password]@host[:port]/database (or ...@/database?host=/socket/dir).")
+    var postgres: String?
+
+    func validate() throws {
+        guard postgres != nil else {
+            throw ValidationError("missing --postgres <url>: the PostgreSQL database, postgres://user[:password]@host[:port]/database")
+        }
+    }
 
     func url() throws -> PostgresURL {
+        guard let postgres else { throw ValidationError("missing --postgres <url>") }
         do { return try PostgresURL(postgres) } catch { throw ValidationError("\(error)") }
     }
 }
@@ -28,7 +39,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port to listen on (0: any free port; the one chosen is printed).") var port: Int
+    @Option(help: "The port to listen on (required; 0: any free port, the one chosen is printed).") var port: Int?
     @Option(help: "Seconds a request waits for a database connection before it is answered 503 (the database is unavailable).")
     var databaseTimeout: Double = 4
     @Option(help: "About how many bytes of rows a pull page holds (a page always holds at least one row).")
@@ -41,6 +52,8 @@ struct Serve: AsyncParsableCommand {
     var maxConnectionsPerAddress = 64
 
     func validate() throws {
+        // Required, checked here so that an unknown option is named first (see DatabaseOptions).
+        guard port != nil else { throw ValidationError("missing --port <n>: the port to listen on (0: any free port)") }
         for (name, value) in [("--database-timeout", databaseTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
             guard value > 0, value <= 86_400 else {
                 throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(value)")
@@ -62,7 +75,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "swidux-sync-server")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .notice
-        let server = SyncServer(postgres: try database.url(), host: host, port: port, limits: limits(), logger: logger)
+        let server = SyncServer(postgres: try database.url(), host: host, port: port ?? 0, limits: limits(), logger: logger)
         let host = self.host
         try await server.run(stopOnSignals: true) { port in
             // Tests and scripts read this line to learn the port.

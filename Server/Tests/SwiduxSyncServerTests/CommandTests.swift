@@ -48,6 +48,30 @@ struct CommandTests {
         #expect(!unreachable.stdout.contains("listening"))
     }
 
+    @Test("an unknown option is named before a missing required one; a missing one is named")
+    func unknownOptionIsNamed() async throws {
+        let executable = try ServerProcess.executable()
+        let bogus = try await ChildProcess.run(executable, ["serve", "--bogus"])
+        #expect(bogus.status != 0)
+        #expect(bogus.stderr.contains("--bogus"), "\(bogus.stderr)")
+        #expect(!bogus.stderr.contains("--postgres <url>"), "\(bogus.stderr)")
+        let missing = try await ChildProcess.run(executable, ["serve", "--port", "0"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("missing --postgres <url>"), "\(missing.stderr)")
+        let noPort = try await ChildProcess.run(executable, ["serve", "--postgres", "postgres://u@127.0.0.1/db"])
+        #expect(noPort.status != 0)
+        #expect(noPort.stderr.contains("missing --port <n>"), "\(noPort.stderr)")
+    }
+
+    @Test("a server start logs no warning (the pool runs before the migration leases from it)")
+    func startLogsNoWarning() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let server = try await ServerProcess.start(postgres: try await cluster.createDatabase())
+        #expect(await server.stop() == 0)
+        let log = server.child.standardOutput + server.child.standardError
+        #expect(!log.contains("hasn't been called yet"), "\(log)")
+    }
+
     @Test("migrations are idempotent and safe when servers start at once")
     func concurrentMigrations() async throws {
         let cluster = try await PostgresCluster.shared()

@@ -14,6 +14,14 @@ public enum ErrorMessage {
         case let error as SwiduxDatabaseError:
             let path = error.path ?? path
             if error.cause == .noDatabase { return "no database at \(path)" }
+            if case .needsMigration = error.cause {
+                // Read-only commands never migrate; say what the file is and what sets it up.
+                let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+                if size == 0 {
+                    return "the database at \(path) is an empty file (0 bytes), not a todos database yet: `todos add` sets it up (read-only commands never write)"
+                }
+                return "the database at \(path) was made by an older todos: open it once with `todos` or `todos add` to update it (read-only commands never write)"
+            }
             if error.cause == .fileReplaced {
                 return "the database file was deleted or replaced: \(path) (changes kept; put the file back to save them)"
             }

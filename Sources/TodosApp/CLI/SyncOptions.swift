@@ -98,7 +98,9 @@ extension TodosCommand {
             } catch {
                 throw TodosError(ErrorMessage.describe(error, path: path))
             }
-            print("synced: pushed \(report.pushed), pulled \(report.pulled)"
+            // The counts are of rows (an item with a new tag is three: the item, the tag, the
+            // link), so the line says so rather than suggest items.
+            print("synced: pushed \(report.pushed) row change\(report.pushed == 1 ? "" : "s"), pulled \(report.pulled) (rows of items, lists, tags and tag links)"
                   + (report.refused > 0 ? ", \(report.refused) refused (deleted elsewhere)" : "")
                   + (report.parked > 0 ? ", \(report.parked) waiting for their list or item" : ""))
             if report.reidentified {

@@ -36,6 +36,9 @@ public struct AppEnvironment: Sendable {
 enum Limits {
     static let title = 500
     static let name = 100
+    /// The input line's own bound, far above every field's limit: over-long text is kept
+    /// there for editing, and only this much is taken.
+    static let draft = 10_000
 
     /// Newlines and tabs become spaces, surrounding spaces go. Never shortens the text otherwise.
     static func clean(_ text: String) -> String {

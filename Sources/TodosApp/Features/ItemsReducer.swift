@@ -4,19 +4,29 @@ import Foundation
 public struct ItemsReducer: SwiduxReducer {
     public init() {}
 
+    /// Why an item titled `title` with `tags` is refused (empty title, over a limit, an
+    /// invalid tag), or `nil`. Checked by the input line before it closes, too, so that a
+    /// refused text stays there for editing.
+    static func refusal(title raw: String, tags tagNames: [String]) -> String? {
+        let title = Limits.clean(raw)
+        guard !title.isEmpty else {
+            let tags = tagNames.map { "#" + $0 }.joined(separator: " ")
+            return tags.isEmpty ? "A title can't be empty" : "A title can't be empty (tags alone: \(tags))"
+        }
+        if let excess = Limits.excess(title, max: Limits.title, what: "A title") { return excess }
+        for name in tagNames {
+            if case .failure(let error) = TagsReducer.validate(name) { return error.description.capitalizedFirst }
+        }
+        return nil
+    }
+
     public func reduce(state: inout AppState, action: ItemsAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .add(id, listID, title, tagNames):
             let title = Limits.clean(title)
-            guard !title.isEmpty else {
-                let tags = tagNames.map { "#" + $0 }.joined(separator: " ")
-                return environment.event(.error(tags.isEmpty ? "A title can't be empty" : "A title can't be empty (tags alone: \(tags))"))
-            }
-            if let excess = Limits.excess(title, max: Limits.title, what: "A title") { return environment.event(.error(excess)) }
+            if let refusal = Self.refusal(title: title, tags: []) { return environment.event(.error(refusal)) }
             guard state.lists.contains(listID) else { return environment.event(.error("No such list")) }
-            for name in tagNames {
-                if case .failure(let error) = TagsReducer.validate(name) { return environment.event(.error(error.description.capitalizedFirst)) }
-            }
+            if let refusal = Self.refusal(title: title, tags: tagNames) { return environment.event(.error(refusal)) }
             state.items[id] = TodoItem(id: id, listID: listID, title: title, createdAt: environment.now())
             for name in tagNames {
                 TagsReducer.attach(name: name, to: id, newTagID: environment.uuid(), state: &state)

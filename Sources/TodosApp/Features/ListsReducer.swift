@@ -4,6 +4,21 @@ import Foundation
 public struct ListsReducer: SwiduxReducer {
     public init() {}
 
+    /// Why a name is refused because `existing` has it: the existing list's name as shown
+    /// (names match whatever their case), not the text typed.
+    static func taken(by existing: TodoList) -> String { "A list named “\(existing.name)” exists" }
+
+    /// Why `raw` is refused as the name of a new list (`renaming: nil`) or of the list
+    /// `renaming`, or `nil`.
+    static func refusal(name raw: String, renaming id: UUID?, state: AppState) -> String? {
+        switch ListName.validate(raw) {
+        case .failure(let error): return error.description.capitalizedFirst
+        case .success(let name):
+            if let other = state.list(named: name), other.id != id { return taken(by: other) }
+            return nil
+        }
+    }
+
     public func reduce(state: inout AppState, action: ListsAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .add(id, raw):
@@ -12,7 +27,7 @@ public struct ListsReducer: SwiduxReducer {
             case .success(let valid): name = valid
             case .failure(let error): return environment.event(.error(error.description.capitalizedFirst))
             }
-            guard state.list(named: name) == nil else { return environment.event(.error("A list named “\(name)” exists")) }
+            if let existing = state.list(named: name) { return environment.event(.error(Self.taken(by: existing))) }
             state.lists[id] = TodoList(id: id, name: name)
             state.ui.currentListID = id
             state.ui.listCursor = state.lists.count - 1
@@ -25,7 +40,7 @@ public struct ListsReducer: SwiduxReducer {
             case .failure(let error): return environment.event(.error(error.description.capitalizedFirst))
             }
             if let other = state.list(named: name), other.id != id {
-                return environment.event(.error("A list named “\(name)” exists"))
+                return environment.event(.error(Self.taken(by: other)))
             }
             state.lists.modify(id) { $0.name = name }
             return nil

@@ -20,10 +20,12 @@ public struct TagsReducer: SwiduxReducer {
 
         case let .clear(itemID):
             let tagIDs = state.itemTags.filter { $0.itemID == itemID }.map(\.tagID)
-            guard !tagIDs.isEmpty else { return nil }
+            guard !tagIDs.isEmpty else { return environment.status("No tags to remove") }
+            // Like a deletion, one key without a prompt: the status names what went and how to undo.
+            let names = tagIDs.compactMap { state.tags[$0].map { "#" + $0.name } }.joined(separator: " ")
             state.itemTags.removeAll { $0.itemID == itemID }
             Self.dropUnused(tagIDs, state: &state)
-            return environment.status("Removed tags")
+            return environment.status("Removed \(names) (u: undo)")
         }
     }
 

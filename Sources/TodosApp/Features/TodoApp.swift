@@ -114,6 +114,8 @@ public final class TodoApp {
             else { events.emit(.status("Nothing to redo")) }
         case .quit:
             return false
+        case .syncNow:
+            break   // the terminal UI's sync client acts on it
         }
         return true
     }

@@ -12,4 +12,9 @@ public enum UIAction: Equatable, Sendable, Codable {
     case beginInput(InputMode, draft: String = "")
     case draftChanged(String)
     case endInput
+    /// A status message, emitted after the events of the actions sent before it (e.g. how
+    /// many items a paste added).
+    case notice(String)
+    /// A warning on the status line (e.g. why a typed text is refused; the text stays).
+    case warning(String)
 }

@@ -61,11 +61,18 @@ public struct UIReducer: SwiduxReducer {
             }
 
         case let .draftChanged(text):
-            // Typing past the limit is refused and said, never dropped silently.
-            if text.count > Limits.title, text.count > state.ui.draft.count {
-                return environment.event(.error("Input is limited to \(Limits.title) characters"))
+            // Text over a field's limit stays in the line so it can be shortened (the field
+            // refuses it on ⏎ and its footer names the limit); only the line itself is bounded.
+            if text.count > Limits.draft, text.count > state.ui.draft.count {
+                return environment.event(.error("The input line holds at most \(Limits.draft) characters; nothing was added to it"))
             }
             state.ui.draft = text
+
+        case let .notice(text):
+            return environment.status(text)
+
+        case let .warning(text):
+            return environment.event(.error(text))
 
         case .endInput:
             state.ui.input = nil

@@ -6,7 +6,7 @@ extension TodosCommand {
     /// it step by step.
     struct Replay: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Replay a session recorded with `todos --record FILE`: prints each step's action and state difference.",
+            abstract: "Replay a session recorded with `todos --record FILE`: prints each step's action and what it changed.",
             discussion: """
                 The app's reducer runs every recorded step again (effects are not run: the actions \
                 they sent are in the recording). Exits with status 1 at the first step whose state \
@@ -15,15 +15,17 @@ extension TodosCommand {
                 """)
         @Argument(help: ArgumentHelp("The recording.", valueName: "file")) var file: String
         @Flag(help: "Print only the summary line.") var summary = false
+        @Flag(help: "Print each step's whole state difference (in context), not only the fields it changed.")
+        var fullState = false
         @Flag(help: "Browse the steps with the arrow keys (←/→ or k/j; g/G first/last; q quits). Needs a terminal.")
         var interactive = false
 
         func run() async throws {
-            try await Self.replay(file: file, summary: summary, interactive: interactive)
+            try await Self.replay(file: file, summary: summary, interactive: interactive, fullState: fullState)
         }
 
         @MainActor
-        static func replay(file: String, summary: Bool, interactive: Bool) async throws {
+        static func replay(file: String, summary: Bool, interactive: Bool, fullState: Bool = false) async throws {
             let url = URL(fileURLWithPath: DatabaseLocation.expand(file))
             let session: ReplayedSession
             do {
@@ -40,7 +42,7 @@ extension TodosCommand {
             var output = ""
             if !summary {
                 for step in session.steps {
-                    output += ReplayedSession.lines(for: step).joined(separator: "\n") + "\n"
+                    output += ReplayedSession.lines(for: step, fullState: fullState).joined(separator: "\n") + "\n"
                 }
             }
             // A crash cut the last line: the complete steps replayed, and the cut line is named.

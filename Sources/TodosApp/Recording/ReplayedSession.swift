@@ -55,12 +55,16 @@ public final class ReplayedSession {
     /// `true` when every recorded step replayed with the recorded fingerprint.
     public var matches: Bool { initialDifferences.isEmpty && divergence == nil && steps.count == recording.steps.count }
 
-    /// How a step prints: its number, source, time and action, then the state difference
-    /// it made (`−` before, `+` after), indented; a step that differs says which parts.
-    public static func lines(for replayed: ReplayedStep<AppState, AppAction>) -> [String] {
+    /// How a step prints: its number, source, time and action, then what it changed, one
+    /// line per changed field (``StateChanges``), indented; with `fullState`, the whole state
+    /// difference instead (`−` before, `+` after, in context). A step that differs says which parts.
+    public static func lines(for replayed: ReplayedStep<AppState, AppAction>, fullState: Bool = false) -> [String] {
         let step = replayed.step
         var lines = ["step \(step.index)  \(step.source.rawValue)  \(Self.time(step.milliseconds))  \(describe(step.event))"]
-        if let difference = diff(StateView(replayed.before), StateView(replayed.after)) {
+        if !fullState {
+            let changes = StateChanges.lines(from: replayed.before, to: replayed.after)
+            lines += changes.isEmpty ? ["    (no change)"] : changes.map { "    " + $0 }
+        } else if let difference = diff(StateView(replayed.before), StateView(replayed.after)) {
             lines += difference.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + ControlCharacters.neutralize(String($0)) }
         } else {
             lines.append("    (no change)")

@@ -6,6 +6,11 @@ public enum KeyEvent: Equatable, Sendable {
     case control(Character)
     case enter, tab, backTab, backspace, delete, escape
     case up, down, left, right, home, end, pageUp, pageDown
+    /// Text the terminal delivered as one paste (bracketed paste: between `ESC[200~` and
+    /// `ESC[201~`): text for the field it lands in, never key commands.
+    case paste(String)
+    /// A paste longer than ``KeyDecoder/maxPaste`` bytes: refused whole (its size is given).
+    case oversizedPaste(bytes: Int)
     /// A sequence the decoder does not know; ignored by the app.
     case unknown
 }
@@ -19,8 +24,15 @@ public enum KeyEvent: Equatable, Sendable {
 /// ```
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
+    /// The bytes of a bracketed paste received so far (`nil` outside a paste), and how many
+    /// there were in all (more than are kept once the paste is over ``maxPaste``).
+    private var paste: (bytes: [UInt8], count: Int)?
     /// Longest escape sequence kept waiting for more bytes before it is dropped.
     static let maxSequence = 32
+    /// The largest paste taken (4 MiB): a larger one is refused whole, never cut.
+    public static let maxPaste = 4 << 20
+    /// What a terminal sends after a pasted text (`ESC[201~`).
+    private static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
 
     public init() {}
 
@@ -34,6 +46,12 @@ public struct KeyDecoder: Sendable {
         var i = 0
         let b = pending
         decodeLoop: while i < b.count {
+            if paste != nil {
+                let (next, waiting) = takePaste(b, from: i, into: &events)
+                i = next
+                if waiting { break decodeLoop }
+                continue decodeLoop
+            }
             let byte = b[i]
             switch byte {
             case 0x1B:
@@ -51,8 +69,13 @@ public struct KeyDecoder: Sendable {
                         break decodeLoop   // incomplete: wait for more
                     }
                     if j - i > Self.maxSequence { events.append(.unknown); i = j + 1; break }
-                    events.append(Self.sequence(introducer: next, parameters: Array(b[(i + 2)..<j]), final: b[j]))
+                    let parameters = Array(b[(i + 2)..<j])
                     i = j + 1
+                    if next == UInt8(ascii: "["), b[j] == UInt8(ascii: "~"), parameters == Array("200".utf8) {
+                        paste = ([], 0)   // bracketed paste: everything up to ESC[201~ is text
+                        break
+                    }
+                    events.append(Self.sequence(introducer: next, parameters: parameters, final: b[j]))
                 } else if next == 0x1B {
                     events.append(.escape); i += 1
                 } else {
@@ -98,6 +121,39 @@ public struct KeyDecoder: Sendable {
         }
         pending = Array(b[i...])
         return events.filter { $0 != .character("\u{0}") }
+    }
+
+    /// Takes the bytes of a bracketed paste from `b[start...]`: up to the end marker (then
+    /// the paste is one event), or all of them but a possible start of the marker (kept for
+    /// the next read). Returns where decoding goes on, and whether it waits for more bytes.
+    private mutating func takePaste(_ b: [UInt8], from start: Int, into events: inout [KeyEvent]) -> (next: Int, waiting: Bool) {
+        guard var current = paste else { return (start, false) }
+        let end = Self.pasteEnd
+        var k = start
+        var found: Int?
+        while k < b.count {
+            if b[k] == end[0] {
+                let available = min(end.count, b.count - k)
+                if b[k..<(k + available)].elementsEqual(end[0..<available]) {
+                    if available == end.count { found = k; break }
+                    // A possible start of the marker at the end of the read: wait for more.
+                    break
+                }
+            }
+            k += 1
+        }
+        let taken = b[start..<k]
+        current.count += taken.count
+        if current.count <= Self.maxPaste { current.bytes += taken } else { current.bytes = [] }
+        guard let found else {
+            paste = current
+            return (k, true)
+        }
+        paste = nil
+        events.append(current.count <= Self.maxPaste
+                      ? .paste(String(decoding: current.bytes, as: UTF8.self))
+                      : .oversizedPaste(bytes: current.count))
+        return (found + end.count, false)
     }
 
     /// Appends a combining scalar to the previous character when there is one, so that

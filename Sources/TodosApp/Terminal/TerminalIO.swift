@@ -75,8 +75,14 @@ public enum TerminalIO {
     nonisolated(unsafe) private static var savedAttributes: termios?
     nonisolated(unsafe) private static var savedFD: Int32 = STDIN_FILENO
 
-    /// The escape sequences that leave the full-screen mode (show cursor, main screen).
-    static let leaveSequence = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    /// The escape sequences that leave the full-screen mode (bracketed paste off, show
+    /// cursor, main screen).
+    static let leaveSequence = "\u{1B}[?2004l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+
+    /// The escape sequences that enter the full-screen mode (main screen saved, cursor hidden,
+    /// screen cleared), with bracketed paste on: a terminal then marks pasted text
+    /// (`ESC[200~` … `ESC[201~`), so that a paste is text, never key commands.
+    static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J\u{1B}[?2004h"
 
     /// Puts the terminal on `fd` into raw mode: no echo, no line buffering, no signals
     /// from Ctrl-C/Ctrl-Z (they arrive as keys), no output post-processing is kept.
@@ -106,10 +112,10 @@ public enum TerminalIO {
         savedAttributes = nil
     }
 
-    /// Switches to the alternate screen and hides the cursor.
-    public static func enterFullScreen() { write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J") }
+    /// Switches to the alternate screen, hides the cursor and turns bracketed paste on.
+    public static func enterFullScreen() { write(enterSequence) }
 
-    /// Leaves the alternate screen and shows the cursor.
+    /// Leaves the alternate screen, shows the cursor and turns bracketed paste off.
     public static func leaveFullScreen() { write(leaveSequence) }
 
     /// Installs handlers that restore the terminal if the process is stopped by a

@@ -6,6 +6,9 @@ public enum Command: Equatable, Sendable {
     case undo
     case redo
     case quit
+    /// Retry sync now (after a failure, instead of waiting for the next retry; after a refused
+    /// token, at all). The terminal UI performs it; elsewhere it does nothing.
+    case syncNow
 }
 
 /// Maps key presses to commands, depending on the screen and input mode. Pure.
@@ -13,6 +16,12 @@ public enum KeyMap {
     /// The commands for `key` in `state`. `makeID` supplies ids for created entities.
     public static func commands(for key: KeyEvent, state: AppState, makeID: () -> UUID) -> [Command] {
         if key == .control("c") { return [.quit] }
+        switch key {
+        case .paste(let text): return paste(text, state: state, makeID: makeID)
+        case .oversizedPaste(let bytes):
+            return [.send(.ui(.warning("Paste refused: \(bytes) bytes, at most \(KeyDecoder.maxPaste) are taken")))]
+        default: break
+        }
         if let mode = state.ui.input { return input(key, mode: mode, state: state, makeID: makeID) }
         switch state.ui.screen {
         case .help:
@@ -72,6 +81,8 @@ public enum KeyMap {
         case .character("1"): return [.send(.ui(.setFilter(.all)))]
         case .character("2"): return [.send(.ui(.setFilter(.active)))]
         case .character("3"): return [.send(.ui(.setFilter(.completed)))]
+        case .character("s"):
+            return [.syncNow]
         case .character("c"):
             guard let list = state.currentList else { return [] }
             return [.send(.items(.clearCompleted(listID: list.id)))]
@@ -140,11 +151,48 @@ public enum KeyMap {
         case .escape:
             return isSearch ? [.send(.search(.clear))] : [.send(.ui(.endInput))]
         case .enter:
+            // A text the field refuses stays in the line for editing, with the reason.
+            if let refusal = refusal(mode, text: text, state: state) { return [.send(.ui(.warning(refusal)))] }
             // Close the input line first, so that the undo step of the change does not
             // bring the input line back.
             return [.send(.ui(.endInput))] + commit(mode, text: text, state: state, makeID: makeID)
         default:
             return []
+        }
+    }
+
+    /// Why the field `mode` refuses `text` on ⏎, or `nil` when it takes it (or when there
+    /// is nothing to do: an empty add line just closes).
+    static func refusal(_ mode: InputMode, text: String, state: AppState) -> String? {
+        switch mode {
+        case .addItem:
+            let (title, tags) = parseTitle(text)
+            if title.isEmpty, tags.isEmpty { return nil }
+            return ItemsReducer.refusal(title: title, tags: tags)
+        case .editItem:
+            return ItemsReducer.refusal(title: text, tags: [])
+        case .addTag:
+            for name in text.split(whereSeparator: { $0 == " " || $0 == "," }) {
+                if case .failure(let error) = TagsReducer.validate(String(name)) { return error.description.capitalizedFirst }
+            }
+            return nil
+        case .search:
+            return nil
+        case .addList:
+            return ListsReducer.refusal(name: text, renaming: nil, state: state)
+        case .renameList(let id):
+            return ListsReducer.refusal(name: text, renaming: id, state: state)
+        }
+    }
+
+    /// The limit `text` is over in the field `mode` ("a title is limited to 500 characters
+    /// (this one has 600)"), shown under the input line while it is; `nil` when within.
+    static func excess(_ mode: InputMode, text: String) -> String? {
+        switch mode {
+        case .addItem: Limits.excess(Limits.clean(parseTitle(text).title), max: Limits.title, what: "A title")
+        case .editItem: Limits.excess(Limits.clean(text), max: Limits.title, what: "A title")
+        case .addList, .renameList: Limits.excess(ListName.clean(text), max: Limits.name, what: "A list name")
+        case .addTag, .search: nil
         }
     }
 

@@ -3,14 +3,19 @@ import Foundation
 /// The view: a pure function from state (plus the current status message) to the
 /// lines of the screen, each exactly `size.columns` wide and `size.rows` lines in all.
 public enum Render {
-    /// Renders `state` for a terminal of `size`. `status` is the latest one-shot status message.
-    public static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil) -> [String] {
+    /// Renders `state` for a terminal of `size`. `status` is the latest one-shot status
+    /// message; `mark` a lasting one shown at the right of the status line (the sync state).
+    public static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil, mark: String? = nil) -> [String] {
         let width = size.columns, height = size.rows
         // Three header lines, at least one row, the rule, the filter/input line, the footer.
         guard width >= minimumSize.columns, height >= minimumSize.rows else {
             var lines = Array(repeating: String(repeating: " ", count: max(width, 0)), count: max(height, 0))
             if height > 0 {
-                lines[0] = DisplayWidth.fit("Window too small (need \(minimumSize.columns)×\(minimumSize.rows))", toWidth: width)
+                // As much of the message as fits, the minimum size first when it is narrow.
+                let message = width >= 36 ? "Window too small: need \(minimumSize.columns)×\(minimumSize.rows) or more"
+                    : width >= 16 ? "Too small: \(minimumSize.columns)×\(minimumSize.rows)+"
+                    : "small \(minimumSize.columns)×\(minimumSize.rows)"
+                lines[0] = DisplayWidth.fit(message, toWidth: width)
             }
             return lines
         }
@@ -20,7 +25,7 @@ public enum Render {
         case .lists: lines = listsScreen(state, width: width, height: height)
         case .help: lines = helpScreen(width: width, height: height)
         }
-        lines.append(footer(state, status: status))
+        lines.append(footer(state, status: status, mark: mark, width: width))
         return lines.map { DisplayWidth.fit(sanitize($0), toWidth: width) }
     }
 
@@ -123,6 +128,7 @@ public enum Render {
         "   T        remove tags   c  clear completed",
         "   f/1/2/3  filter        /  search (esc clears)",
         "   [ ] ←/→  switch list   u  undo   r  redo",
+        "   ctrl-z   undo too (no suspend: q quits and saves)   s  sync now",
         "",
         " Input line: ⏎ confirm · esc cancel · ctrl-u clear · ctrl-w delete word",
         " q quits (changes are saved) · ? closes this help",
@@ -168,12 +174,26 @@ public enum Render {
         return "…" + result
     }
 
-    private static func footer(_ state: AppState, status: String?) -> String {
-        if let status { return " " + status }
-        if state.ui.input != nil { return " ⏎ confirm · esc cancel" }
+    /// The status line: the status message, or a hint; `mark` (kept whole) at the right.
+    private static func footer(_ state: AppState, status: String?, mark: String?, width: Int) -> String {
+        let left = " " + (status ?? hint(state))
+        guard let mark else { return left }
+        let right = text(mark) + " "
+        let room = width - DisplayWidth.of(right) - 1
+        guard room >= 1 else { return DisplayWidth.truncate(right, toWidth: width) }
+        return spread(DisplayWidth.truncate(left, toWidth: room), right, width: width)
+    }
+
+    private static func hint(_ state: AppState) -> String {
+        if let mode = state.ui.input {
+            // Over-long text stays in the line for editing; the limit is named while it is over.
+            let typed = mode == .search ? state.ui.searchText : state.ui.draft
+            if let excess = KeyMap.excess(mode, text: typed) { return "⚠ " + excess + " · ⏎ refuses it · esc cancels" }
+            return "⏎ confirm · esc cancel"
+        }
         switch state.ui.screen {
-        case .items: return " a add · e edit · ␣ toggle · d delete · / search · f filter · ? help · q quit"
-        case .lists: return " l/esc items · ? help · q quit"
+        case .items: return "a add · e edit · ␣ toggle · d delete · / search · f filter · ? help · q quit"
+        case .lists: return "l/esc items · ? help · q quit"
         case .help: return ""
         }
     }

@@ -17,16 +17,24 @@ import Musl
 @MainActor
 public final class TerminalUI {
     enum Input: Sendable {
-        case bytes([UInt8])
+        /// Bytes read from the terminal, with the time they arrived (pasted text is told
+        /// from typing by it, see ``TypingBurst``).
+        case bytes([UInt8], at: ContinuousClock.Instant)
         case endOfInput
         case event(AppEvent)
         case tick
         case signal(Int32)
+        case sync(SyncMark.Change)
     }
 
     let app: TodoApp
     private var screen = ScreenBuffer()
     private var decoder = KeyDecoder()
+    private var burst = TypingBurst()
+    /// What the last burst's notice said (so that it is said once, then updated).
+    private var burstNotice = (added: 0, leftOut: false)
+    /// The lasting sync state on the status line while sync is on.
+    private var syncMark = SyncMark()
     private var status: (text: String, until: ContinuousClock.Instant)?
     private var lastSize = TerminalIO.Size(columns: 80, rows: 24)
     static let statusDuration: Duration = .seconds(4)
@@ -77,7 +85,7 @@ public final class TerminalUI {
         TerminalIO.enterFullScreen()
 
         let reader = Thread {
-            while let bytes = TerminalIO.read() { continuation.yield(.bytes(bytes)) }
+            while let bytes = TerminalIO.read() { continuation.yield(.bytes(bytes, at: .now)) }
             continuation.yield(.endOfInput)
         }
         reader.start()
@@ -88,21 +96,13 @@ public final class TerminalUI {
         var syncTask: Task<Void, Never>?
         if let syncClient {
             await syncClient.start()
+            syncMark.state = .connecting
             let syncEvents = syncClient.events
-            let url = syncClient.server
             syncTask = Task {
-                var offline = false
                 for await event in syncEvents {
-                    switch event {
-                    case .failed(let error, _):
-                        if !offline { continuation.yield(.event(.error("sync: \(error) — working offline, retrying"))) }
-                        offline = true
-                    case .recovered:
-                        if offline { continuation.yield(.event(.status("sync: connected to \(url.absoluteString) again"))) }
-                        offline = false
-                    case .synced:
-                        offline = false
-                    }
+                    // How many changes wait is read after every event, so the mark is current.
+                    let waiting = try? await syncClient.pendingChanges()
+                    continuation.yield(.sync(SyncMark.Change(event: event, waiting: waiting)))
                 }
             }
         }
@@ -118,16 +118,18 @@ public final class TerminalUI {
         let rendering = app.store.observe { [weak self] _ in self?.redraw() }
         loop: for await input in inputs {
             switch input {
-            case .bytes(let bytes):
+            case .bytes(let bytes, let time):
                 var keepGoing = true
                 for key in decoder.feed(bytes) {
-                    let commands = KeyMap.commands(for: key, state: app.store.state, makeID: app.environment.uuid)
+                    let commands = burst.commands(for: key, at: time, state: app.store.state, makeID: app.environment.uuid)
                     for command in commands {
+                        if command == .syncNow { await syncNow(); continue }
                         if await !app.performOnLatest(command) { keepGoing = false; break }
                     }
                     if !keepGoing { break }
                 }
                 if !keepGoing { break loop }
+                sayBurst()
             case .endOfInput:
                 break loop
             case .event(.status(let text)):
@@ -139,6 +141,10 @@ public final class TerminalUI {
                 // an expired status line.
                 guard let current = status, current.until <= .now else { continue }
                 status = nil
+            case .sync(let change):
+                if let text = syncMark.apply(change) { status = (text, .now + Self.statusDuration) }
+                // While changes wait offline, their count follows the local edits.
+                if syncMark.isOffline, let syncClient { watchWaiting(syncClient, continuation) }
             case .signal(SIGWINCH):
                 break
             case .signal:
@@ -151,6 +157,7 @@ public final class TerminalUI {
         ticker.cancel()
         eventTask.cancel()
         syncTask?.cancel()
+        waitingWatch?.cancel()
         await syncClient?.stop()
         for source in sources { source.cancel() }
         var flushError: (any Error)?
@@ -174,10 +181,48 @@ public final class TerminalUI {
         _ = FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
     }
 
+    /// After a burst of typed-fast keys: how many items its lines added, and whether some
+    /// of it was left out — said once per burst, updated as it goes on.
+    private func sayBurst() {
+        let now = (added: burst.addedLines, leftOut: burst.leftOut)
+        defer { burstNotice = now }
+        if now.added >= 2, now.added != burstNotice.added {
+            app.perform(.send(.ui(.notice("Added \(now.added) items from the pasted lines"))))
+        }
+        if now.leftOut, !burstNotice.leftOut {
+            app.perform(.send(.ui(.notice("Pasted text after a line break was left out: only the add field takes several lines"))))
+        }
+    }
+
+    /// Retries sync at once (the `s` key), also after a refused token.
+    private func syncNow() async {
+        guard let syncClient else {
+            status = ("Sync is off: start todos with --sync <url> --sync-token <token>", .now + Self.statusDuration)
+            return
+        }
+        await syncClient.retryNow()
+        status = ("Retrying sync now", .now + Self.statusDuration)
+    }
+
+    /// One count of waiting changes a second while offline, so that the mark follows edits.
+    private var waitingWatch: Task<Void, Never>?
+    private func watchWaiting(_ client: SyncClient, _ continuation: AsyncStream<Input>.Continuation) {
+        guard waitingWatch == nil else { return }
+        waitingWatch = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let waiting = try? await client.pendingChanges() else { continue }
+                continuation.yield(.sync(SyncMark.Change(event: nil, waiting: waiting)))
+                guard let self, self.syncMark.isOffline else { break }
+            }
+            self?.waitingWatch = nil
+        }
+    }
+
     private func redraw() {
         let size = TerminalIO.size() ?? lastSize
         lastSize = size
-        let lines = Render.screen(app.store.state, size: size, status: status?.text).enumerated().map { row, line in
+        let lines = Render.screen(app.store.state, size: size, status: status?.text, mark: syncMark.text).enumerated().map { row, line in
             row == 0 || line.hasPrefix(" ▸ ") ? "\u{1B}[7m" + line + "\u{1B}[0m" : line
         }
         TerminalIO.write(screen.update(to: lines, size: size))

@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+/// What a new user sees when something is wrong: one sentence naming the thing and the
+/// cause, and what `todos sync` counted.
+extension ProcessTests { @Suite struct FirstRunMessageTests {
+    @Test func emptyFileIsNamedAsSuchNotAsPendingMigrations() async throws {
+        let box = try Sandbox()
+        #expect(FileManager.default.createFile(atPath: box.database, contents: Data()))
+        let result = try await box.run("list")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("the database at \(box.database) is an empty file (0 bytes), not a todos database yet"), "\(result.stderr)")
+        #expect(!result.stderr.contains("migrations"), "\(result.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: box.database)[.size] as? Int == 0)   // untouched
+    }
+
+    @Test func serverAnsweringNotFoundWithNothingSaysToGiveTheBaseURL() async throws {
+        let box = try Sandbox()
+        _ = try await box.add("waiting")
+        let server = try RefusingServer(status: "404 Not Found", message: "")
+        defer { server.stop() }
+        let result = try await box.run("sync", "--sync", server.url.absoluteString + "/api", "--sync-token", "t")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("answered 404 (not found) with no message: give the server's base URL (http://host:port), with no path"),
+                "\(result.stderr)")
+    }
+} }
