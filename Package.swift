@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "TodosApp",
             dependencies: [
-                "Swidux", "SwiduxSQLite", "SwiduxSync",
+                "Swidux", "SwiduxSQLite", "SwiduxSync", "SwiduxSyncWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

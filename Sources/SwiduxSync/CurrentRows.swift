@@ -12,14 +12,16 @@ struct CurrentRows {
         /// The columns written (every one but the id), in the order of their names as `String`s
         /// compare, which is the order the server stores them in (it then copies them
         /// without sorting each row again): each column's place in `SELECT *` and its encoded `"name":`.
-        let members: [(index: Int32, name: [UInt8])]
+        let members: [(index: Int32, name: [UInt8], column: String)]
     }
 
     private var readers: [String: Reader] = [:]
 
-    /// Writes `"columns":{…},` from the current row of `key` (every column but the id);
-    /// `false`, and nothing written, when the row does not exist.
-    mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter, _ db: Database) throws -> Bool {
+    /// Writes `"columns":{…},` from the current row of `key` (every column but the id, or
+    /// those of `only` it has: an update's changed columns, issue 43); `false`, and nothing
+    /// written, when the row does not exist.
+    mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter, only: Set<String>? = nil,
+                               _ db: Database) throws -> Bool {
         let reader = try self.reader(table, db)
         guard try reader.statement.step(binding: key.id) else { return false }
         defer { reader.statement.reset() }
@@ -28,8 +30,11 @@ struct CurrentRows {
         // `DatabaseValue`, and a `String` for each text, per column was a tenth of a first
         // push).
         let statement = reader.statement.handle
-        for (place, member) in reader.members.enumerated() {
+        var place = 0
+        for member in reader.members {
+            if let only, !only.contains(member.column) { continue }
             if place > 0 { writer.raw(",") }
+            place += 1
             writer.append(encoded: member.name)
             try Self.writeColumn(statement, member.index, into: &writer)
         }
@@ -71,11 +76,11 @@ struct CurrentRows {
         let members = statement.columnNames.enumerated()
             .filter { $0.element.lowercased() != id }
             .sorted { $0.element < $1.element }
-            .map { index, name -> (index: Int32, name: [UInt8]) in
+            .map { index, name -> (index: Int32, name: [UInt8], column: String) in
                 var encoded: [UInt8] = []
                 SyncJSON.appendString(name, to: &encoded)
                 encoded.append(UInt8(ascii: ":"))
-                return (Int32(index), encoded)
+                return (Int32(index), encoded, name)
             }
         let reader = Reader(statement: statement, members: members)
         readers[table.name] = reader

@@ -9,6 +9,9 @@ struct PushAnswer: Decodable, Equatable {
     struct Current: Decodable, Equatable {
         var version: Int64
         var deleted: Bool
+        /// The row's columns, when the server sent them although the request asked for none:
+        /// an update it merged into a row that changed since the update's base (issue 43).
+        var columns: [String: SyncValue]? = nil
     }
 
     struct Result: Decodable, Equatable {
@@ -22,15 +25,19 @@ struct PushAnswer: Decodable, Equatable {
     var results: [Result]
     var acknowledged: [Int64]?
     var scope: String?
+    /// ``PushResponse/conflicts``: the space's last conflict id, from a server that merges
+    /// updates by column.
+    var conflicts: Int64?
 
     init(_ response: PushResponse) {
         lastMutationID = response.lastMutationID
         results = response.results.map {
             Result(table: $0.table, id: $0.id, applied: $0.applied,
-                   current: Current(version: $0.current.version, deleted: $0.current.deleted))
+                   current: Current(version: $0.current.version, deleted: $0.current.deleted, columns: $0.current.columns))
         }
         acknowledged = response.acknowledged
         scope = response.scope
+        conflicts = response.conflicts
     }
 
     /// The versions this answer's request gave to live rows it wrote, when the server says

@@ -19,8 +19,12 @@ import SwiduxSyncWire
 /// every change of a synced table in an outbox in the transaction that made it (a Swidux
 /// flush, plain SQL, a cascade — while sync runs or not), so that a change is either in the
 /// file and queued, or in neither. The first sync of a file pushes every row it holds.
-/// Conflicts: last writer wins per row in server order, and a deletion wins over an update
-/// made without having seen it. See <doc:SyncingThroughPostgreSQL>.
+/// Merges are by column: an update pushes only the columns it changed, and the server keeps
+/// every other column (those of other devices, and those this app's schema lacks). Two
+/// devices changing the same column: the later push (in server order) wins, and the
+/// replaced value is listed on the device that wrote it (``conflicts()``, ``newConflicts``,
+/// ``setResolver(for:_:)``). A deletion wins over an update made without having seen it.
+/// See <doc:SyncingThroughPostgreSQL>.
 public actor SyncClient {
     /// What continuous sync does and what fails, as it happens (also logged). Errors are
     /// retried with a growing delay (up to 30 s).
@@ -30,6 +34,17 @@ public actor SyncClient {
     /// ```
     public nonisolated let events: AsyncStream<SyncEvent>
     private let continuation: AsyncStream<SyncEvent>.Continuation
+    /// The conflicts this device learns of, as it learns them (those a resolver did not
+    /// resolve): values of this device that another device's later push replaced. One
+    /// consumer; the newest 100 are kept while nobody reads.
+    ///
+    /// ```swift
+    /// Task { for await conflict in client.newConflicts { print("replaced: \(conflict)") } }
+    /// ```
+    public nonisolated let newConflicts: AsyncStream<SyncConflict>
+    private let conflictContinuation: AsyncStream<SyncConflict>.Continuation
+    /// The space's last conflict id an answer showed (``SwiduxSyncWire/PullResponse/conflicts``).
+    private var conflictMark: Int64 = 0
 
     let engine: SyncEngine
     let transport: SyncTransport
@@ -86,6 +101,7 @@ public actor SyncClient {
         transport = SyncTransport(server: server, token: token)
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: SyncEvent.self, bufferingPolicy: .bufferingNewest(100))
+        (newConflicts, conflictContinuation) = AsyncStream.makeStream(of: SyncConflict.self, bufferingPolicy: .bufferingNewest(100))
     }
 
     // MARK: - One round
@@ -103,15 +119,19 @@ public actor SyncClient {
     @discardableResult
     public func sync() async throws -> SyncReport {
         var report = SyncReport()
+        try local { try engine.checkSchema() }
         try await declareTables()
         let rebasesBefore = pullRebases
         for _ in 0..<5 {
             let acknowledged = try await push()
             report.pushed += acknowledged.changes
+            report.pushedBytes += acknowledged.bytes
             report.refused += acknowledged.refused
             report.reidentified = report.reidentified || acknowledged.reidentified
             report.rebased = report.rebased || acknowledged.rebased
             report.pulled += try await pull(wait: 0)
+            report.pulled += try await refillColumns()
+            report.conflicts += try await fetchConflicts()
             if try local({ try engine.pendingCount() }) == 0 { break }
         }
         report.pending = try local { try engine.pendingCount() }
@@ -195,6 +215,7 @@ public actor SyncClient {
             // Read before the check: a commit made during the round wakes the next wait.
             let seen = database.commitCount
             do {
+                try local { try engine.checkSchema() }
                 if try local({ try engine.hasPending() }) {
                     try await declareTables()
                     let acknowledged = try await push()
@@ -231,11 +252,13 @@ public actor SyncClient {
             wakeUps += 1
             do {
                 try await declareTables()
-                let applied = try await pull(wait: 25)
-                if applied > 0 || first {
+                let applied = try await pull(wait: 25) + refillColumns()
+                let conflicts = try await fetchConflicts()
+                if applied > 0 || !conflicts.isEmpty || first {
                     var report = SyncReport()
                     report.pulled = applied
                     report.parked = try local { try engine.parkedCount() }
+                    report.conflicts = conflicts
                     continuation.yield(.synced(report))
                 }
                 first = false
@@ -320,6 +343,7 @@ public actor SyncClient {
                 answered = nil
                 let acknowledged = try local { try engine.acknowledge(response, sent: group) }
                 if let own = response.ownVersions { ownVersions.note(own) }
+                if let mark = response.conflicts { conflictMark = max(conflictMark, mark) }
                 total.changes += acknowledged.changes
                 total.refused += acknowledged.refused
                 total.mutations += acknowledged.mutations
@@ -343,6 +367,7 @@ public actor SyncClient {
                 let groups = SyncEngine.requests(pending)
                 for (index, group) in groups.enumerated() {
                     let body = try SyncEngine.pushBody(clientID: clientID, scope: scope, group)
+                    total.bytes += body.count
                     let response: PushAnswer
                     var upcoming: [PendingMutation] = []
                     do {
@@ -484,6 +509,7 @@ public actor SyncClient {
                         })
                     }
                     result = try local { try engine.apply(page, cursor: next) }
+                    if let mark = page.conflicts { conflictMark = max(conflictMark, mark) }
                     if next > page.cursor { hasMore = true } else { hasMore = page.hasMore }
                 } catch { await exclusive.unlock(); throw error }
                 await exclusive.unlock()
@@ -521,6 +547,156 @@ public actor SyncClient {
         } catch {
             throw SyncError.local(error)
         }
+    }
+}
+
+// MARK: - Merge by column (issue 43)
+
+extension SyncClient {
+    /// This device's open conflicts, oldest first: its values that another device's later
+    /// push replaced without having seen them, kept until ``dismiss(_:)``.
+    ///
+    /// ```swift
+    /// for conflict in try await client.conflicts() {
+    ///     print("\(conflict.column) of \(conflict.table) \(conflict.id.key): \(conflict.replaced) was replaced by \(conflict.kept)")
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``SyncError/local(_:)`` when the database cannot be read.
+    public func conflicts() throws -> [SyncConflict] {
+        try local { try engine.openConflicts() }
+    }
+
+    /// Forgets conflicts (the replaced values stay lost unless the app wrote them back).
+    ///
+    /// ```swift
+    /// try await client.dismiss(client.conflicts())
+    /// ```
+    public func dismiss(_ conflicts: [SyncConflict]) throws {
+        try local { try engine.dismiss(conflicts.map(\.serial)) }
+    }
+
+    /// Forgets one conflict.
+    ///
+    /// ```swift
+    /// try await client.dismiss(conflict)
+    /// ```
+    public func dismiss(_ conflict: SyncConflict) throws {
+        try dismiss([conflict])
+    }
+
+    /// Sets what resolves the conflicts of `table` (`nil`: none, the default — the later push
+    /// wins and the replaced value stays listed). For each conflicting column it is given this
+    /// device's value and the other's (``SyncMerge``) once the row holds the other's; the value
+    /// it returns is written to the row, and pushed as an ordinary change, when the row does
+    /// not hold it already, and the conflict is forgotten. Returning `nil` leaves it listed.
+    ///
+    /// ```swift
+    /// // Keep the larger quantity, and both texts of a note.
+    /// await client.setResolver(for: "item") { merge in
+    ///     switch (merge.column, merge.mine, merge.theirs) {
+    ///     case ("quantity", .integer(let mine), .integer(let theirs)): .integer(max(mine, theirs))
+    ///     case ("note", .text(let mine), .text(let theirs)): .text(theirs + "\n" + mine)
+    ///     default: nil
+    ///     }
+    /// }
+    /// ```
+    public func setResolver(for table: String, _ resolver: SyncConflictResolver?) {
+        engine.resolvers.withLock { $0[table] = resolver }
+    }
+
+    /// The open conflicts of a database synced by a ``SyncClient`` (none when it never synced),
+    /// without a client: for a command that lists them offline.
+    ///
+    /// ```swift
+    /// let open = try SyncClient.conflicts(in: database)
+    /// ```
+    public static func conflicts(in database: SwiduxDatabase) throws -> [SyncConflict] {
+        do {
+            return try database.writer.read { db in
+                guard try db.tableExists(SyncSchema.conflicts) else { return [] }
+                return try SyncEngine.conflicts(db)
+            }
+        } catch {
+            throw SyncError.local(error)
+        }
+    }
+
+    /// Forgets conflicts of a database without a client (``conflicts(in:)``); returns how many
+    /// were open.
+    ///
+    /// ```swift
+    /// try SyncClient.dismiss(SyncClient.conflicts(in: database), in: database)
+    /// ```
+    @discardableResult
+    public static func dismiss(_ conflicts: [SyncConflict], in database: SwiduxDatabase) throws -> Int {
+        do {
+            return try database.writer.write { db in
+                guard try db.tableExists(SyncSchema.conflicts) else { return 0 }
+                var count = 0
+                for conflict in conflicts {
+                    try db.execute(sql: "DELETE FROM \(SyncSchema.conflicts) WHERE id = ?", arguments: [conflict.serial])
+                    count += db.changesCount
+                }
+                return count
+            }
+        } catch {
+            throw SyncError.local(error)
+        }
+    }
+
+    /// Fetches this client's conflicts the server recorded since the last fetch (when an
+    /// answer showed one past it), stores them, runs the resolvers, and reports on
+    /// ``newConflicts`` those left open; returns them.
+    func fetchConflicts() async throws -> [SyncConflict] {
+        var fresh: [SyncConflict] = []
+        let mark = conflictMark
+        if try mark > local({ try engine.conflictCursor() }) {
+            let clientID = try local { try engine.clientID() }
+            var after = try local { try engine.conflictCursor() }
+            while true {
+                let page = try await transport.send(
+                    "GET", SyncProtocol.conflictsPath,
+                    query: [URLQueryItem(name: "client", value: clientID), URLQueryItem(name: "after", value: String(after)),
+                            URLQueryItem(name: "limit", value: "1000")],
+                    as: ConflictsResponse.self)
+                fresh += try local { try engine.store(page, through: mark) }
+                if !page.hasMore || page.cursor <= after { break }
+                after = page.cursor
+            }
+        }
+        let resolved = try local { try engine.resolveConflicts() }
+        let open = fresh.filter { !resolved.contains($0.serial) }
+        for conflict in open { conflictContinuation.yield(conflict) }
+        return open
+    }
+
+    /// Fills the columns a migration added to synced tables since they were last synced:
+    /// each such table's rows are pulled again (`GET /v1/pull?tables=`), and the new columns
+    /// of the rows this client holds written. Returns the rows written.
+    func refillColumns() async throws -> Int {
+        var written = 0
+        for (table, start) in try local({ try engine.pendingRefills() }) {
+            var after = start
+            while !Task.isCancelled {
+                let page = try await transport.send(
+                    "GET", SyncProtocol.pullPath,
+                    query: [URLQueryItem(name: "after", value: String(after)), URLQueryItem(name: "limit", value: String(pageSize)),
+                            URLQueryItem(name: "wait", value: "0"), URLQueryItem(name: "tables", value: table.name)],
+                    timeout: 30, reading: WireReader.pullResponse)
+                await exclusive.lock()
+                do {
+                    written += try local { try engine.refill(page, table: table) }
+                } catch {
+                    await exclusive.unlock()
+                    throw error
+                }
+                await exclusive.unlock()
+                if !page.hasMore { break }
+                after = page.cursor
+            }
+        }
+        return written
     }
 }
 

@@ -112,7 +112,8 @@ extension SyncEngine {
         try writer.write { db in
             try SyncSchema.setValue("clientID", UUID().uuidString.lowercased(), db)
             try SyncSchema.setValue("cursor", 0, db)
-            try db.execute(sql: "DELETE FROM \(SyncSchema.state) WHERE key = 'scope'")
+            // Another server: its conflict ids, and whether it merges by column, are its own.
+            try db.execute(sql: "DELETE FROM \(SyncSchema.state) WHERE key IN ('scope', 'conflictCursor', 'merges')")
             try db.execute(sql: "DELETE FROM \(SyncSchema.version)")
             try db.execute(sql: "DELETE FROM \(SyncSchema.parked)")
             try db.execute(sql: "DELETE FROM \(SyncSchema.pending)")

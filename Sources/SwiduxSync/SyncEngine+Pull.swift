@@ -151,6 +151,7 @@ extension SyncEngine {
                 // The first answer with a scope: the cursor belongs to it from now on.
                 try SyncSchema.setValue("scope", scope, db)
             }
+            if page.conflicts != nil { try self.noteServerMerges(db) }
             return result
         }
     }

@@ -39,6 +39,8 @@ struct Acknowledgement: Equatable {
     var changes = 0
     var refused = 0
     var mutations = 0
+    /// The bytes of the request bodies sent.
+    var bytes = 0
     /// A 409 conflict made the client take a new client id.
     var reidentified = false
     /// A scope change made the client sync as for the first time.
@@ -133,7 +135,10 @@ extension SyncEngine {
             // A never-synced file has no versions: no row needs the look-up (a first push).
             let anyVersion = try self.anyVersion(db)
             var rows = CurrentRows()
-            let operations = try db.cachedStatement(sql: "SELECT op FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
+            let operations = try db.cachedStatement(sql: "SELECT op, cols FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
+            // A server that merges updates by column gets only an update's changed columns
+            // (issue 43); an older one, whole rows.
+            let merges = try self.serverMerges(db)
             let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid, op, seq FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? ORDER BY seq",
                                               arguments: [scanAfter, mark])
             // Entries before `scanAfter` are left: some may be of rows in flight.
@@ -159,10 +164,28 @@ extension SyncEngine {
                 // and deleted when not (``fold(_:)``); only one first updated needs its entries
                 // read (a first push, every row inserted, reads none).
                 let first: String = entry[2]
-                var kind = first == "U" ? Self.fold(try String.fetchAll(operations, arguments: [key.table, key.id, mark])) : .delete
+                var kind = SyncChange.Kind.delete
+                let baseVersion = anyVersion && sequence > unversionedThrough ? try self.baseVersion(key, db) : nil
+                // An update of a row the server has: only the columns its entries name (none
+                // unnamed: an entry of an older outbox, or of a table whose columns changed).
+                var changedColumns: Set<String>?
+                if first == "U" {
+                    let folded = try Row.fetchAll(operations, arguments: [key.table, key.id, mark])
+                    kind = Self.fold(folded.map { $0[0] as String })
+                    if kind == .update, merges, baseVersion != nil {
+                        changedColumns = []
+                        for entry in folded {
+                            guard let cols = entry[1] as String? else {
+                                changedColumns = nil
+                                break
+                            }
+                            changedColumns?.formUnion(SyncSchema.columnNames(cols))
+                        }
+                    }
+                }
                 change.removeAll()
-                change.beginChange(baseVersion: anyVersion && sequence > unversionedThrough ? try self.baseVersion(key, db) : nil)
-                if try rows.writeColumns(of: key, table: table, into: &change, db) {
+                change.beginChange(baseVersion: baseVersion)
+                if try rows.writeColumns(of: key, table: table, into: &change, only: changedColumns, db) {
                     if kind == .delete { kind = .insert }
                 } else {
                     kind = .delete
@@ -331,6 +354,7 @@ extension SyncEngine {
             if let scope = response.scope, try SyncSchema.value("scope", db).isNull {
                 try SyncSchema.setValue("scope", scope, db)
             }
+            if response.conflicts != nil { try self.noteServerMerges(db) }
             var refusedKeys: [RowKey] = []
             var rows = RowWriter()
             // A parked row older than what the server now holds for its id is stale: dropped,
@@ -351,12 +375,22 @@ extension SyncEngine {
                 try versions.record(key, change.current.version, db)
             }
             try versions.flush(db)
+            // An update the server merged into a row that changed since the update's base
+            // comes back with the row's columns (issue 43): the other devices' columns are
+            // taken (not those a local change still has to push), since the row's version is
+            // now this client's own and no pull brings it.
+            var merged = false
+            for change in response.results where change.applied && !change.current.deleted {
+                guard let columns = change.current.columns, let table = self.table(named: change.table) else { continue }
+                let row = SyncRow(table: change.table, id: change.id, version: change.current.version, deleted: false, columns: columns)
+                if try self.writeServerColumns(row, table: table, db) { merged = true }
+            }
             // Rows left without their parent by a refused change's deletion are deleted too
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.
             _ = try self.resolveForeignKeys(touched: [:], db).parked
             try self.removeEcho(of: refusedKeys, after: mark, db)
             // The server's rows taken for refused changes: a following store sees a sync engine's change.
-            if !refusedKeys.isEmpty { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }
+            if !refusedKeys.isEmpty || merged { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }
             if response.acknowledged == nil, response.results.count < expected {
                 try SyncSchema.setValue("cursor", 0, db)
             }

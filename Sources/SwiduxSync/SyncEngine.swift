@@ -15,6 +15,10 @@ final class SyncEngine: Sendable {
     /// The largest encoded change that can be sent; a larger one is set aside (reported,
     /// never sent) until the row changes again.
     let maxChangeBytes: Int
+    /// The database's `schema_version` when the synced tables were last checked (``checkSchema()``).
+    let schemaVersion = Locked<Int64>(-1)
+    /// Per table, what resolves its conflicts (``SyncClient/setResolver(for:_:)``).
+    let resolvers = Locked<[String: SyncConflictResolver]>([:])
 
     init(writer: any DatabaseWriter, tables: [SyncTable], mutationBytes: Int = 1 << 20,
          maxChangeBytes: Int = SyncProtocol.maxBodyBytes - 64 * 1024) throws {
@@ -31,6 +35,8 @@ final class SyncEngine: Sendable {
         if !installed {
             try writer.write { db in try SyncSchema.install(in: db, tables: tables) }
         }
+        let version = try writer.read { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0 }
+        schemaVersion.withLock { $0 = version }
     }
 
     /// The page cache a sync transaction wants: its rows land at random places of several

@@ -9,6 +9,8 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     public var pushed = 0
     /// Pulled rows applied to the local database.
     public var pulled = 0
+    /// The bytes of the push requests' bodies sent (retries included).
+    public var pushedBytes = 0
     /// Pushed updates the server refused because the row was deleted meanwhile (the row
     /// was then deleted locally: delete wins).
     public var refused = 0
@@ -24,6 +26,9 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// `true` when this file's client id was also another file's (the file was copied, or
     /// restored from a backup) and the client took a new one; nothing pending was dropped.
     public var reidentified = false
+    /// Conflicts this round learned of (``SyncConflict``): values of this device that another
+    /// device's later push replaced, listed until dismissed (``SyncClient/conflicts()``).
+    public var conflicts: [SyncConflict] = []
     /// `true` when the server's scope changed (another space's token, a replaced server
     /// database) and the client synced as for the first time (pushed every row, pulled all).
     public var rebased = false
@@ -42,6 +47,7 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// ```
     public var description: String {
         "pushed \(pushed), pulled \(pulled), refused \(refused), parked \(parked), pending \(pending)"
+            + (conflicts.isEmpty ? "" : ", \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")")
             + (setAside.isEmpty ? "" : ", set aside \(setAside.count) (too large): " + setAside.map(\.description).joined(separator: ", "))
     }
 }

@@ -3,10 +3,16 @@ import GRDB
 
 /// The client's tables in the app's database file (created on first use, idempotent):
 ///
-/// - `swidux_sync_outbox(seq, tbl, rid, op)`: one entry per changed row of a synced table,
-///   written by AFTER INSERT/UPDATE/DELETE triggers in the transaction of the change —
+/// - `swidux_sync_outbox(seq, tbl, rid, op, cols)`: one entry per changed row of a synced
+///   table, written by AFTER INSERT/UPDATE/DELETE triggers in the transaction of the change —
 ///   whoever made it (a Swidux flush, plain SQL, a cascade), while sync runs or not.
-///   `op` is `I`, `U` or `D`.
+///   `op` is `I`, `U` or `D`; `cols`, for `U`, the names of the columns the update changed
+///   (each after a U+001F; the update trigger compares `OLD` and `NEW`), so that a push sends
+///   only those (issue 43). `NULL` (an entry written before the column existed, or after the
+///   table's columns changed): the whole row.
+/// - `swidux_sync_conflict(id, tbl, rid, col, kept, replaced, version, replaced_version,
+///   kept_by, at)`: this client's values that a later push of another client replaced
+///   without having seen them (``SyncConflict``), until dismissed.
 /// - `swidux_sync_state(key, value)`: `clientID`, `cursor`, `nextMutation`.
 /// - `swidux_sync_tables(tbl)`: the tables whose existing rows were queued once (first
 ///   sync of a file: every row becomes an insert).
@@ -17,7 +23,11 @@ import GRDB
 /// - `swidux_sync_set_aside(tbl, rid, bytes)`: rows whose change is too large to send
 ///   (reported until the row changes again and is acknowledged).
 ///
-/// `swidux_sync_state` also holds `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
+/// `swidux_sync_state` also holds `merges` (1 once the server said it merges updates by
+/// column: updates then push only their changed columns), `conflictCursor` (the last conflict
+/// id fetched), per synced table `columns:<table>` (its columns when they were last synced:
+/// a column added since is filled from the server, ``SyncEngine/refill(_:table:)``) and
+/// `refill:<table>` (the progress of that fill), and `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
 /// the cursor, versions and client id belong to; absent before the first answer), and, only
 /// inside a transaction applying a pulled page, `applying`: the table whose rows the current
 /// statement writes from the server (``applying(_:_:_:)``), for which the insert and update
@@ -30,6 +40,10 @@ enum SyncSchema {
     static let pending = "swidux_sync_pending"
     static let parked = "swidux_sync_parked"
     static let setAside = "swidux_sync_set_aside"
+    static let conflicts = "swidux_sync_conflict"
+
+    /// What separates the column names of an outbox entry's `cols`.
+    static let columnSeparator: Character = "\u{1F}"
 
     /// The outbox's index of rows (their entries, by table and id).
     private static let outboxIndexName = "\(outbox)_key"
@@ -40,7 +54,7 @@ enum SyncSchema {
     static func install(in db: Database, tables: [SyncTable]) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(outbox) (
-                seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, rid NOT NULL, op TEXT NOT NULL);
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, rid NOT NULL, op TEXT NOT NULL, cols TEXT);
             \(outboxIndex);
             CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value);
             CREATE TABLE IF NOT EXISTS \(knownTables) (tbl TEXT PRIMARY KEY NOT NULL);
@@ -52,8 +66,15 @@ enum SyncSchema {
                 tbl TEXT NOT NULL, rid NOT NULL, version INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (tbl, rid));
             CREATE TABLE IF NOT EXISTS \(setAside) (
                 tbl TEXT NOT NULL, rid NOT NULL, bytes INTEGER NOT NULL, PRIMARY KEY (tbl, rid));
+            CREATE TABLE IF NOT EXISTS \(conflicts) (
+                id INTEGER PRIMARY KEY, tbl TEXT NOT NULL, rid NOT NULL, col TEXT NOT NULL, kept, replaced,
+                version INTEGER NOT NULL, replaced_version INTEGER NOT NULL, kept_by TEXT NOT NULL, at INTEGER NOT NULL);
             INSERT OR IGNORE INTO \(state) (key, value) VALUES ('cursor', 0), ('nextMutation', 1);
             """)
+        // An outbox made before issue 43: its entries have no columns (pushed whole).
+        if try !db.columns(in: outbox).contains(where: { $0.name == "cols" }) {
+            try db.execute(sql: "ALTER TABLE \(outbox) ADD COLUMN cols TEXT")
+        }
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
                        arguments: [UUID().uuidString.lowercased()])
         // A first sync of a table queues every row it holds, without the outbox's index of
@@ -77,13 +98,22 @@ enum SyncSchema {
             let literal = "'" + table.name.replacingOccurrences(of: "'", with: "''") + "'"
             let id = table.idColumn.quotedDatabaseIdentifier
             let prefix = "swidux_sync_" + table.name
-            // Triggers made before the `applying` condition: made again.
+            // Triggers made before the `applying` condition, or an update trigger that does not
+            // compare the table's current columns (made before issue 43, or before a migration
+            // changed the table): made again.
+            let columns = try self.columns(of: table, db)
+            let changed = changedColumns(columns)
             for suffix in ["_insert", "_update"] {
                 if let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
-                                                 arguments: [prefix + suffix]), !sql.contains(applyingCondition) {
+                                                 arguments: [prefix + suffix]),
+                   !sql.contains(applyingCondition) || (suffix == "_update" && !sql.contains(changed)) {
+                    // Entries the old trigger wrote keep their columns: a column it did not compare
+                    // is one the table did not have when it was synced, filled from the server
+                    // (``SyncEngine/refill(_:table:)``) rather than pushed with its default.
                     try db.execute(sql: "DROP TRIGGER \((prefix + suffix).quotedDatabaseIdentifier)")
                 }
             }
+            try noteColumns(columns, of: table, db)
             let unlessApplying = "WHEN (\(applyingCondition)) IS NOT \(literal)"
             try db.execute(sql: """
                 CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(quoted) \(unlessApplying)
@@ -93,8 +123,9 @@ enum SyncSchema {
                 CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(quoted) \(unlessApplying)
                 BEGIN
                     INSERT INTO \(outbox) (tbl, rid, op) SELECT \(literal), OLD.\(id), 'D' WHERE OLD.\(id) IS NOT NEW.\(id);
-                    INSERT INTO \(outbox) (tbl, rid, op)
-                        VALUES (\(literal), NEW.\(id), CASE WHEN OLD.\(id) IS NOT NEW.\(id) THEN 'I' ELSE 'U' END);
+                    INSERT INTO \(outbox) (tbl, rid, op, cols)
+                        VALUES (\(literal), NEW.\(id), CASE WHEN OLD.\(id) IS NOT NEW.\(id) THEN 'I' ELSE 'U' END,
+                                CASE WHEN OLD.\(id) IS NOT NEW.\(id) THEN NULL ELSE \(changed) END);
                 END;
                 CREATE TRIGGER IF NOT EXISTS \((prefix + "_delete").quotedDatabaseIdentifier) AFTER DELETE ON \(quoted)
                 BEGIN
@@ -107,6 +138,50 @@ enum SyncSchema {
                                arguments: [table.name])
                 try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
             }
+        }
+    }
+
+    /// The columns of `table` but its id, in the table's order.
+    static func columns(of table: SyncTable, _ db: Database) throws -> [String] {
+        let id = table.idColumn.lowercased()
+        return try db.columns(in: table.name).map(\.name).filter { $0.lowercased() != id }
+    }
+
+    /// The update trigger's expression of the columns an update changed: for each column
+    /// whose `OLD` and `NEW` differ, U+001F and its name.
+    static func changedColumns(_ columns: [String]) -> String {
+        guard !columns.isEmpty else { return "''" }
+        return "(" + columns.map { name in
+            let quoted = name.quotedDatabaseIdentifier
+            let literal = "'" + (String(columnSeparator) + name).replacingOccurrences(of: "'", with: "''") + "'"
+            return "CASE WHEN OLD.\(quoted) IS NOT NEW.\(quoted) THEN \(literal) ELSE '' END"
+        }.joined(separator: " || ") + ")"
+    }
+
+    /// The column names of an outbox entry's `cols`.
+    static func columnNames(_ cols: String) -> [String] {
+        cols.split(separator: columnSeparator, omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// Records `columns` as the table's synced columns (`columns:<table>`). When the table has
+    /// columns it did not have when it was last synced (a migration added them), its fill
+    /// from the server is scheduled (`refill:<table>`): ``SyncEngine/refill(_:table:)``.
+    static func noteColumns(_ columns: [String], of table: SyncTable, _ db: Database) throws {
+        let text = columns.joined(separator: String(columnSeparator))
+        let key = "columns:" + table.name
+        guard let stored = String.fromDatabaseValue(try value(key, db)) else {
+            // First seen: the first pull of the table brings every column anyway.
+            try setValue(key, text, db)
+            return
+        }
+        guard stored != text else { return }
+        let before = Set(columnNames(stored))
+        if columns.contains(where: { !before.contains($0) }) {
+            // Kept until the fill is done: it tells which columns are new.
+            if try value("refill:" + table.name, db).isNull { try setValue("refill:" + table.name, 0, db) }
+        } else if try value("refill:" + table.name, db).isNull {
+            // Columns dropped only: nothing to fill.
+            try setValue(key, text, db)
         }
     }
 
@@ -146,14 +221,21 @@ enum SyncSchema {
 
     /// `true` when the schema and the triggers of `tables` exist (nothing to write).
     static func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
-        guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside) else { return false }
+        guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside),
+              try db.tableExists(conflicts), try db.columns(in: outbox).contains(where: { $0.name == "cols" })
+        else { return false }
         for table in tables {
-            // The insert and update triggers with their `applying` condition.
+            guard try db.tableExists(table.name) else { return false }
+            // The insert and update triggers with their `applying` condition, the update
+            // trigger comparing the table's current columns.
             let names = ["_insert", "_update", "_delete"].map { "swidux_sync_" + table.name + $0 }
+            let columns = try self.columns(of: table, db)
             let triggers = try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)
-                    AND (name = ? OR instr(sql, ?) > 0)
-                """, arguments: StatementArguments(names + [names[2], applyingCondition])) ?? 0
+                    AND (name = ? OR instr(sql, ?) > 0) AND (name <> ? OR instr(sql, ?) > 0)
+                """, arguments: StatementArguments(names + [names[2], applyingCondition, names[1], changedColumns(columns)])) ?? 0
+            let noted = String.fromDatabaseValue(try value("columns:" + table.name, db))
+            if noted != columns.joined(separator: String(columnSeparator)), try value("refill:" + table.name, db).isNull { return false }
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
             if triggers != 3 || !known { return false }
         }

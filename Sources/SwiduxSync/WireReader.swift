@@ -28,6 +28,7 @@ enum WireReader {
             case "hasMore": page.hasMore = try reader.bool(); sawMore = true
             case "end": page.end = try reader.isNull() ? nil : reader.integer()
             case "scope": page.scope = try reader.isNull() ? nil : reader.string()
+            case "conflicts": page.conflicts = try reader.isNull() ? nil : reader.integer()
             default: try reader.skipValue()
             }
         }
@@ -53,6 +54,7 @@ enum WireReader {
                     answer.acknowledged = ids
                 }
             case "scope": answer.scope = try reader.isNull() ? nil : reader.string()
+            case "conflicts": answer.conflicts = try reader.isNull() ? nil : reader.integer()
             default: try reader.skipValue()
             }
         }
@@ -95,15 +97,22 @@ private extension JSONScanner {
             case "applied": applied = try reader.bool()
             case "current":
                 var version: Int64?, deleted: Bool?
+                var columns: [String: SyncValue]?
                 try reader.object { reader, key in
                     switch key {
                     case "version": version = try reader.integer()
                     case "deleted": deleted = try reader.bool()
+                    case "columns":
+                        if try !reader.isNull() {
+                            var values: [String: SyncValue] = [:]
+                            try reader.object { reader, name in values[name] = try reader.value() }
+                            columns = values
+                        }
                     default: try reader.skipValue()
                     }
                 }
                 guard let version, let deleted else { throw reader.failure("a result's row without version or deleted") }
-                current = PushAnswer.Current(version: version, deleted: deleted)
+                current = PushAnswer.Current(version: version, deleted: deleted, columns: columns)
             default: try reader.skipValue()
             }
         }

@@ -15,8 +15,11 @@ public struct SyncChange: Hashable, Sendable, Codable {
         /// The row was created (or deleted and created again) on the client: applied even
         /// over a tombstone — a re-inserted id comes back everywhere.
         case insert
-        /// The row was changed on the client: applied last-writer-wins, except over a
-        /// tombstone newer than ``SyncChange/baseVersion`` (delete wins over a stale update).
+        /// The row was changed on the client: its ``SyncChange/columns`` are merged into the
+        /// server's row, column by column, the later push winning a column two clients
+        /// changed since their base (a conflict is recorded for the replaced value) — except
+        /// over a tombstone newer than ``SyncChange/baseVersion`` (delete wins over a stale
+        /// update: refused).
         case update
         /// The row was deleted on the client: the server keeps a tombstone.
         case delete
@@ -28,7 +31,10 @@ public struct SyncChange: Hashable, Sendable, Codable {
     public var id: SyncValue
     /// What happened to the row.
     public var kind: Kind
-    /// Every column of the row but the id, by name, for ``Kind/insert`` and ``Kind/update``;
+    /// For ``Kind/insert``, every column of the row but the id, by name; for
+    /// ``Kind/update``, the columns the client changed since ``baseVersion`` (a client that
+    /// does not know pushes every column): the server writes them over the row it holds and
+    /// keeps every other column, including those the client's schema lacks (issue 43).
     /// `nil` for ``Kind/delete``.
     public var columns: [String: SyncValue]?
     /// The server version of the row the client's change was made on (`nil`: the client

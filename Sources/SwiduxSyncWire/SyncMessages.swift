@@ -84,17 +84,24 @@ public struct PushResponse: Hashable, Sendable, Codable {
     /// the token's space. A cursor and mutation ids belong to one scope; when it changes,
     /// the client syncs as for the first time. `nil` from an older server.
     public var scope: String?
+    /// The space's last conflict id (``ConflictsResponse``; 0 when there is none). A server
+    /// that writes it merges updates by column: an update's ``SyncChange/columns`` are its
+    /// changes, every other column is kept. `nil` from an older server (which replaces the
+    /// whole row: a client then pushes every column).
+    public var conflicts: Int64?
 
     /// A push answer.
     ///
     /// ```swift
     /// PushResponse(lastMutationID: 8, results: [], acknowledged: [8], scope: "…")
     /// ```
-    public init(lastMutationID: Int64, results: [SyncResult], acknowledged: [Int64]? = nil, scope: String? = nil) {
+    public init(lastMutationID: Int64, results: [SyncResult], acknowledged: [Int64]? = nil, scope: String? = nil,
+                conflicts: Int64? = nil) {
         self.lastMutationID = lastMutationID
         self.results = results
         self.acknowledged = acknowledged
         self.scope = scope
+        self.conflicts = conflicts
     }
 }
 
@@ -155,18 +162,98 @@ public struct PullResponse: Hashable, Sendable, Codable {
     /// The identity of the state the cursor belongs to (see ``PushResponse/scope``). `nil`
     /// from an older server.
     public var scope: String?
+    /// The space's last conflict id (see ``PushResponse/conflicts``): a client whose conflict
+    /// cursor is behind it asks `GET /v1/conflicts` for its own. `nil` from an older server.
+    public var conflicts: Int64?
 
     /// A page.
     ///
     /// ```swift
     /// PullResponse(rows: [], cursor: 0, hasMore: false)
     /// ```
-    public init(rows: [SyncRow], cursor: Int64, hasMore: Bool, end: Int64? = nil, scope: String? = nil) {
+    public init(rows: [SyncRow], cursor: Int64, hasMore: Bool, end: Int64? = nil, scope: String? = nil, conflicts: Int64? = nil) {
         self.rows = rows
         self.cursor = cursor
         self.hasMore = hasMore
         self.end = end
         self.scope = scope
+        self.conflicts = conflicts
+    }
+}
+
+/// One value a push replaced without having seen it (issue 43): two clients changed the same
+/// column of a row since the version the later push was based on; the later push (in server
+/// order) won, and the earlier value is recorded for the client that wrote it.
+///
+/// ```swift
+/// for record in response.conflicts { print("\(record.table).\(record.column): \(record.replaced) → \(record.kept)") }
+/// ```
+public struct ConflictRecord: Hashable, Sendable, Codable {
+    /// The conflict's id: increasing per server, the cursor of `GET /v1/conflicts`.
+    public var id: Int64
+    /// The row's table.
+    public var table: String
+    /// The row's id.
+    public var row: SyncValue
+    /// The column.
+    public var column: String
+    /// The value the server kept (the later push's).
+    public var kept: SyncValue
+    /// The value it replaced (written by the client the record is for).
+    public var replaced: SyncValue
+    /// The row's version written by the later push.
+    public var version: Int64
+    /// The version that had written the replaced value.
+    public var replacedVersion: Int64
+    /// The client id of the later push.
+    public var keptBy: String
+    /// When the server recorded it: milliseconds since 1970.
+    public var at: Int64
+
+    /// A record.
+    ///
+    /// ```swift
+    /// ConflictRecord(id: 1, table: "item", row: .text("6F1…"), column: "title", kept: .text("b"), replaced: .text("a"),
+    ///                version: 9, replacedVersion: 8, keptBy: "…", at: 1_767_225_600_000)
+    /// ```
+    public init(id: Int64, table: String, row: SyncValue, column: String, kept: SyncValue, replaced: SyncValue,
+                version: Int64, replacedVersion: Int64, keptBy: String, at: Int64) {
+        self.id = id
+        self.table = table
+        self.row = row
+        self.column = column
+        self.kept = kept
+        self.replaced = replaced
+        self.version = version
+        self.replacedVersion = replacedVersion
+        self.keptBy = keptBy
+        self.at = at
+    }
+}
+
+/// The answer to `GET /v1/conflicts?client=<id>&after=<n>&limit=<n>`: the conflicts of the
+/// token's space whose replaced value that client wrote, after the conflict id `after`, in order.
+///
+/// ```swift
+/// let page = try JSONDecoder().decode(ConflictsResponse.self, from: body)
+/// ```
+public struct ConflictsResponse: Hashable, Sendable, Codable {
+    /// The conflicts, in increasing ``ConflictRecord/id`` order.
+    public var conflicts: [ConflictRecord]
+    /// The cursor for the next request: the last conflict's id, or the request's `after`.
+    public var cursor: Int64
+    /// `true` when more follow.
+    public var hasMore: Bool
+
+    /// A page of conflicts.
+    ///
+    /// ```swift
+    /// ConflictsResponse(conflicts: [], cursor: 0, hasMore: false)
+    /// ```
+    public init(conflicts: [ConflictRecord], cursor: Int64, hasMore: Bool) {
+        self.conflicts = conflicts
+        self.cursor = cursor
+        self.hasMore = hasMore
     }
 }
 

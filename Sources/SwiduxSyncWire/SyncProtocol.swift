@@ -11,6 +11,9 @@ public enum SyncProtocol {
     public static let pullPath = "v1/pull"
     /// `PUT`: body ``TablesRequest``, answer 204.
     public static let tablesPath = "v1/tables"
+    /// `GET` with query `client`, `after`, `limit`: answer ``ConflictsResponse`` — the values
+    /// a later push replaced without having seen them, which that client wrote.
+    public static let conflictsPath = "v1/conflicts"
     /// The largest request body the server reads: 16 MiB; a larger one is answered 413.
     public static let maxBodyBytes = 16 * 1024 * 1024
     /// The most rows one pull answers (a larger `limit` is cut to it).

@@ -15,8 +15,11 @@ import SwiduxSyncWire
 /// let page = try await Pull.page(space: space, after: cursor, limit: 500, bytes: 4 << 20, connection: connection, logger: logger)
 /// ```
 enum Pull {
-    static func page(space: Int64, after cursor: Int64, limit: Int, bytes: Int, connection: PostgresConnection,
-                     logger: Logger) async throws -> PullPage {
+    static func page(space: Int64, after cursor: Int64, limit: Int, bytes: Int, tables: [String]? = nil,
+                     connection: PostgresConnection, logger: Logger) async throws -> PullPage {
+        // Only some tables (a client filling a column its app just added, issue 43).
+        let only = tables ?? []
+        let filtered = tables != nil
         // `keep`: the first row, and every row while the running size stays within `bytes`;
         // the rows after it come without their columns (only to tell that there are more).
         let rows = try await connection.query("""
@@ -26,7 +29,8 @@ enum Pull {
                 FROM (
                     SELECT tbl, id, version, deleted, columns,
                            octet_length(tbl) + octet_length(id::text) + coalesce(octet_length(columns::text), 0) + 64 AS size
-                    FROM sync_rows WHERE space = \(space) AND version > \(cursor) ORDER BY version LIMIT \(limit + 1)
+                    FROM sync_rows WHERE space = \(space) AND version > \(cursor) AND (NOT \(filtered) OR tbl = ANY(\(only)))
+                    ORDER BY version LIMIT \(limit + 1)
                 ) base
                 WINDOW w AS (ORDER BY version)
             ) sized ORDER BY version
@@ -63,11 +67,13 @@ enum Pull {
             count += 1
             last = number
         }
-        var end: Int64 = 0
-        for try await value in try await connection.query(
-            "SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)", logger: logger
-        ).decode(Int64.self) { end = value }
-        return PullPage(rows: json.buffer, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0))
+        var end: Int64 = 0, conflicts: Int64 = 0
+        for try await (version, conflict) in try await connection.query("""
+            SELECT (SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)),
+                   (SELECT coalesce(max(id), 0) FROM sync_conflicts WHERE space = \(space))
+            """, logger: logger).decode((Int64, Int64).self) { (end, conflicts) = (version, conflict) }
+        return PullPage(rows: json.buffer, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0),
+                        conflicts: conflicts)
     }
 
     /// The bytes of a non-null `text` cell (UTF-8, as PostgreSQL sends text in either format).
@@ -96,13 +102,16 @@ struct PullPage: Sendable {
     let hasMore: Bool
     /// ``SwiduxSyncWire/PullResponse/end``.
     let end: Int64
+    /// ``SwiduxSyncWire/PullResponse/conflicts``: the space's last conflict id.
+    let conflicts: Int64
 
-    fileprivate init(rows: ByteBuffer, count: Int, cursor: Int64, hasMore: Bool, end: Int64) {
+    fileprivate init(rows: ByteBuffer, count: Int, cursor: Int64, hasMore: Bool, end: Int64, conflicts: Int64) {
         self.rows = rows
         self.count = count
         self.cursor = cursor
         self.hasMore = hasMore
         self.end = end
+        self.conflicts = conflicts
     }
 
     /// The ``SwiduxSyncWire/PullResponse`` JSON, with its scope: a new buffer of its size.
@@ -114,6 +123,8 @@ struct PullPage: Sendable {
         json.raw(hasMore ? ",\"hasMore\":true" : ",\"hasMore\":false")
         json.raw(",\"end\":")
         json.integer(end)
+        json.raw(",\"conflicts\":")
+        json.integer(conflicts)
         json.raw(",\"scope\":")
         json.string(scope)
         json.raw("}")

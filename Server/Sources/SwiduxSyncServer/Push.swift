@@ -94,12 +94,12 @@ enum Push {
             }
             // The client's row, made if new, locked, and its last mutation: one round trip
             // (a push of 1,000 rows made about fifteen).
-            var last: Int64 = 0
-            for try await value in try await connection.query("""
+            var last: Int64 = 0, client: Int64 = 0
+            for try await (value, ref) in try await connection.query("""
                 INSERT INTO sync_clients AS c (space, client_id, last_mutation) VALUES (\(space), \(request.clientID), 0)
                 ON CONFLICT (space, client_id) DO UPDATE SET last_mutation = c.last_mutation
-                RETURNING c.last_mutation
-                """, logger: logger).decode(Int64.self) { last = value }
+                RETURNING c.last_mutation, c.ref
+                """, logger: logger).decode((Int64, Int64).self) { (last, client) = (value, ref) }
 
             var results: [PushAnswer.Result] = []
             results.reserveCapacity(mutations.reduce(0) { $0 + $1.changes.count })
@@ -119,6 +119,7 @@ enum Push {
             for mutation in mutations {
                 if mutation.id > last {
                     let (mutationResults, mutationWrote) = try await applyMutation(mutation.changes, copying: copying, space: space,
+                                                                                   client: client, clientID: request.clientID,
                                                                                    connection: connection, logger: logger)
                     try await record()
                     unrecorded = (mutation.id, mutation.hash, mutationResults.map(\.version), mutationResults.map(\.applied))
@@ -134,7 +135,8 @@ enum Push {
             // remembered, and the notification when rows were written: one statement.
             let forget = last - keptMutations
             let closing = unrecorded ?? (0, ByteBuffer(), [], [])
-            try await connection.query("""
+            var conflicts: Int64 = 0
+            for try await value in try await connection.query("""
                 WITH recorded AS (
                     INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
                     SELECT \(space), \(request.clientID), \(closing.id), \(closing.hash), \(closing.versions), \(closing.applied)
@@ -143,11 +145,15 @@ enum Push {
                     UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)
                 ), forgotten AS (
                     DELETE FROM sync_mutations WHERE space = \(space) AND client_id = \(request.clientID) AND id <= \(forget)
+                ), notified AS (
+                    SELECT pg_notify(\(channel), \(String(space))) WHERE \(wrote)
                 )
-                SELECT pg_notify(\(channel), \(String(space))) WHERE \(wrote)
-                """, logger: logger)
-            return PushAnswer(lastMutationID: last, results: results, acknowledged: acknowledged,
-                              resultColumns: request.resultColumns)
+                SELECT (SELECT coalesce(max(id), 0) FROM sync_conflicts WHERE space = \(space)) + 0 * (SELECT count(*) FROM notified)
+                """, logger: logger).decode(Int64.self) { conflicts = value }
+            var answer = PushAnswer(lastMutationID: last, results: results, acknowledged: acknowledged,
+                                    resultColumns: request.resultColumns)
+            answer.conflicts = conflicts
+            return answer
         }
     }
 
@@ -229,44 +235,79 @@ enum Push {
     }
 
     /// Applies one mutation's changes with two bulk statements: the current state of the
-    /// rows updates and deletes touch, then one upsert of every row written (with their new versions).
-    private static func applyMutation(_ changes: [Prepared], copying: Bool, space: Int64, connection: PostgresConnection,
-                                      logger: Logger) async throws -> ([PushAnswer.Result], Bool) {
-        struct Existing { let version: Int64; let deleted: Bool }
+    /// rows updates and deletes touch (an update's live row with its columns and `meta`),
+    /// then one upsert of every row written (with their new versions) — and a third when an
+    /// update replaced values it had not seen (``ColumnMerge``): the conflicts.
+    private static func applyMutation(_ changes: [Prepared], copying: Bool, space: Int64, client: Int64, clientID: String,
+                                      connection: PostgresConnection, logger: Logger) async throws -> ([PushAnswer.Result], Bool) {
+        struct Existing { let version: Int64; let deleted: Bool; let columns: String?; let meta: String? }
         var existing: [RowKey: Existing] = [:]
         let looked = changes.filter { $0.kind != .insert }
         if !looked.isEmpty {
             let rows = try await connection.query("""
-                SELECT r.tbl, r.rid, r.version, r.deleted FROM sync_rows r
-                JOIN unnest(\(looked.map(\.table)), \(looked.map(\.rid))) AS u(tbl, rid) ON r.tbl = u.tbl AND r.rid = u.rid
+                SELECT r.tbl, r.rid, r.version, r.deleted, CASE WHEN u.merge AND NOT r.deleted THEN r.columns::text END,
+                       CASE WHEN u.merge THEN r.meta END
+                FROM sync_rows r
+                JOIN unnest(\(looked.map(\.table)), \(looked.map(\.rid)), \(looked.map { $0.kind == .update }))
+                     AS u(tbl, rid, merge) ON r.tbl = u.tbl AND r.rid = u.rid
                 WHERE r.space = \(space)
                 """, logger: logger)
-            for try await (table, rid, version, deleted) in rows.decode((String, String, Int64, Bool).self) {
-                existing[RowKey(table: table, rid: rid)] = Existing(version: version, deleted: deleted)
+            for try await (table, rid, version, deleted, columns, meta) in rows.decode((String, String, Int64, Bool, String?, String?).self) {
+                existing[RowKey(table: table, rid: rid)] = Existing(version: version, deleted: deleted, columns: columns, meta: meta)
             }
         }
 
-        enum Outcome { case write, refused(Int64), unchanged(Int64) }
-        let outcomes: [Outcome] = changes.map { prepared in
+        // `merge`: `newer` when the stored row changed since the update's base (other
+        // columns may have changed: the answer carries the merged row). Not for an update
+        // without a base (a client that pushes every column it has).
+        enum Outcome { case write, merge(ColumnMerge.Result, newer: Bool), refused(Int64), unchanged(Int64) }
+        let outcomes: [Outcome] = try changes.map { prepared in
             let current = existing[prepared.key]
             switch prepared.kind {
             case .insert: return .write
             case .update:
-                if let current, current.deleted, current.version > (prepared.baseVersion ?? 0) { return .refused(current.version) }
-                return .write
+                guard let current else { return .write }
+                if current.deleted, current.version > (prepared.baseVersion ?? 0) { return .refused(current.version) }
+                // A live row: the update's columns over the stored ones (issue 43).
+                guard !current.deleted, let stored = current.columns else { return .write }
+                do {
+                    return .merge(try ColumnMerge.merge(stored: stored, meta: current.meta, rowVersion: current.version,
+                                                        pushed: prepared.columnsJSON, baseVersion: prepared.baseVersion, client: client),
+                                  newer: prepared.baseVersion.map { current.version > $0 } ?? false)
+                } catch {
+                    throw SyncServerError("the stored row \(prepared.table) \(prepared.rid) cannot be merged: \(error)")
+                }
             case .delete:
                 if let current, current.deleted { return .unchanged(current.version) }
                 return .write
             }
         }
 
-        let written = zip(changes, outcomes).compactMap { prepared, outcome -> Prepared? in
-            if case .write = outcome { return prepared } else { return nil }
+        // The rows written, and the columns and `meta` each is written with.
+        var written: [Prepared] = [], writtenColumns: [String] = [], writtenMeta: [String] = []
+        written.reserveCapacity(changes.count)
+        writtenColumns.reserveCapacity(changes.count)
+        writtenMeta.reserveCapacity(changes.count)
+        var anyMerge = false
+        for (prepared, outcome) in zip(changes, outcomes) {
+            switch outcome {
+            case .write:
+                written.append(prepared)
+                writtenColumns.append(prepared.columnsJSON)
+                writtenMeta.append("")
+            case .merge(let merged, _):
+                written.append(prepared)
+                writtenColumns.append(merged.columns)
+                writtenMeta.append(merged.meta)
+                anyMerge = true
+            case .refused, .unchanged:
+                break
+            }
         }
         // A large mutation of rows the space does not hold yet (a first push): COPY (``RowCopy``).
         // One of its inserts being a known row after all throws ``RowCopy/KnownRow``.
         var copied: [Int64]?
-        if copying, written.count >= RowCopy.minimumRows, written.allSatisfy({ $0.kind == .insert || existing[$0.key] == nil }) {
+        if copying, !anyMerge, written.count >= RowCopy.minimumRows, written.allSatisfy({ $0.kind == .insert || existing[$0.key] == nil }) {
             copied = try await RowCopy.insert(written, space: space, connection: connection, logger: logger)
         }
         // Else one statement: a version for each written row (`v`, materialized: nextval runs
@@ -277,13 +318,14 @@ enum Push {
                 WITH v AS MATERIALIZED (
                     SELECT u.*, nextval('sync_version') AS version
                     FROM unnest(\(written.map(\.table)), \(written.map(\.rid)), \(written.map(\.idJSON)),
-                                \(written.map { $0.kind == .delete }), \(written.map(\.columnsJSON)))
-                         WITH ORDINALITY AS u(tbl, rid, id, deleted, columns, n)
+                                \(written.map { $0.kind == .delete }), \(writtenColumns), \(writtenMeta))
+                         WITH ORDINALITY AS u(tbl, rid, id, deleted, columns, meta, n)
                 ), written AS (
-                    INSERT INTO sync_rows (space, tbl, rid, id, version, deleted, columns)
-                    SELECT \(space), v.tbl, v.rid, v.id::json, v.version, v.deleted, NULLIF(v.columns, '')::json FROM v
+                    INSERT INTO sync_rows (space, tbl, rid, id, version, deleted, columns, meta)
+                    SELECT \(space), v.tbl, v.rid, v.id::json, v.version, v.deleted, NULLIF(v.columns, '')::json, NULLIF(v.meta, '') FROM v
                     ON CONFLICT (space, tbl, rid) DO UPDATE
-                    SET id = excluded.id, version = excluded.version, deleted = excluded.deleted, columns = excluded.columns
+                    SET id = excluded.id, version = excluded.version, deleted = excluded.deleted, columns = excluded.columns,
+                        meta = excluded.meta
                 )
                 SELECT n, version FROM v
                 """, logger: logger)
@@ -297,17 +339,48 @@ enum Push {
         }
 
         var next = versions.makeIterator()
+        // Values replaced without having been seen: recorded for the clients that wrote them.
+        var conflicts: [(prepared: Prepared, conflict: ColumnMerge.Conflict, version: Int64)] = []
         let results = zip(changes, outcomes).map { prepared, outcome in
             switch outcome {
             case .write:
                 let deleted = prepared.kind == .delete
                 return PushAnswer.Result(change: prepared, applied: true, version: next.next() ?? 0, deleted: deleted)
+            case .merge(let merged, let newer):
+                let version = next.next() ?? 0
+                for conflict in merged.conflicts { conflicts.append((prepared, conflict, version)) }
+                var result = PushAnswer.Result(change: prepared, applied: true, version: version, deleted: false, merged: merged.columns)
+                result.echo = newer
+                return result
             case .refused(let version):
                 return PushAnswer.Result(change: prepared, applied: false, version: version, deleted: true)
             case .unchanged(let version):
                 return PushAnswer.Result(change: prepared, applied: true, version: version, deleted: true)
             }
         }
+        if !conflicts.isEmpty {
+            try await record(conflicts, space: space, clientID: clientID, connection: connection, logger: logger)
+        }
         return (results, !written.isEmpty)
+    }
+
+    /// Inserts `conflicts` into `sync_conflicts`, each addressed to the client that wrote the
+    /// replaced value (a column name PostgreSQL text cannot hold, with U+0000, is left out).
+    private static func record(_ conflicts: [(prepared: Prepared, conflict: ColumnMerge.Conflict, version: Int64)], space: Int64,
+                               clientID: String, connection: PostgresConnection, logger: Logger) async throws {
+        let kept = conflicts.filter { !$0.conflict.column.utf8.contains(0) }
+        guard !kept.isEmpty else { return }
+        try await connection.query("""
+            INSERT INTO sync_conflicts (space, tbl, rid, row_id, col, kept, replaced, kept_client, replaced_client,
+                                        kept_version, replaced_version)
+            SELECT \(space), u.tbl, u.rid, u.row_id, u.col, u.kept, u.replaced, \(clientID), c.client_id, u.kept_version,
+                   u.replaced_version
+            FROM unnest(\(kept.map(\.prepared.table)), \(kept.map(\.prepared.rid)), \(kept.map(\.prepared.idJSON)),
+                        \(kept.map(\.conflict.column)), \(kept.map(\.conflict.kept)), \(kept.map(\.conflict.replaced)),
+                        \(kept.map(\.conflict.replacedClient)), \(kept.map(\.version)), \(kept.map(\.conflict.replacedVersion)))
+                 WITH ORDINALITY AS u(tbl, rid, row_id, col, kept, replaced, ref, kept_version, replaced_version, n)
+            JOIN sync_clients c ON c.space = \(space) AND c.ref = u.ref
+            ORDER BY u.n
+            """, logger: logger)
     }
 }

@@ -15,12 +15,18 @@ struct PushAnswer {
         let version: Int64
         /// Whether the row is a tombstone after the change.
         let deleted: Bool
+        /// The row's columns after an update merged into it (``ColumnMerge``); `nil`: the change's.
+        var merged: String? = nil
+        /// Whether the answer carries the row's columns even when the request asked for none:
+        /// an update merged into a row that changed since its base, whose other columns the
+        /// client has not seen (issue 43).
+        var echo = false
 
         var table: String { change.table }
         /// The id's wire JSON.
         var idJSON: String { change.idJSON }
         /// The columns' wire JSON, for a live row.
-        var columnsJSON: String? { deleted ? nil : change.columnsJSON }
+        var columnsJSON: String? { deleted ? nil : merged ?? change.columnsJSON }
     }
 
     /// ``SwiduxSyncWire/PushResponse/lastMutationID``.
@@ -31,6 +37,8 @@ struct PushAnswer {
     let acknowledged: [Int64]
     /// Whether the results carry the rows' columns (``SwiduxSyncWire/PushRequest/resultColumns``).
     let resultColumns: Bool
+    /// ``SwiduxSyncWire/PushResponse/conflicts``: the space's last conflict id.
+    var conflicts: Int64 = 0
 
     /// The ``SwiduxSyncWire/PushResponse`` JSON, with its scope.
     func body(scope: String) -> ByteBuffer {
@@ -53,7 +61,7 @@ struct PushAnswer {
             json.raw(",\"version\":")
             json.integer(result.version)
             json.raw(result.deleted ? ",\"deleted\":true" : ",\"deleted\":false")
-            if resultColumns, !result.deleted, let columns = result.columnsJSON {
+            if resultColumns || result.echo, !result.deleted, let columns = result.columnsJSON {
                 json.raw(",\"columns\":")
                 json.rawText(columns)
             }
@@ -64,7 +72,9 @@ struct PushAnswer {
             if index > 0 { json.raw(",") }
             json.integer(id)
         }
-        json.raw("],\"scope\":")
+        json.raw("],\"conflicts\":")
+        json.integer(conflicts)
+        json.raw(",\"scope\":")
         json.string(scope)
         json.raw("}")
         return json.buffer

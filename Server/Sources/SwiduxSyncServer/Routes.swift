@@ -5,7 +5,7 @@ import PostgresNIO
 import SwiduxSyncWire
 
 /// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
-/// `PUT /v1/tables`, each behind a bearer token. Refusals are answered with a
+/// `PUT /v1/tables`, `GET /v1/conflicts`, each behind a bearer token. Refusals are answered with a
 /// ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 400 (body, table, query), 409 (a used
 /// mutation id with another content, another scope: with a code), 413 (size), 503 (the
 /// database is unavailable).
@@ -30,7 +30,7 @@ struct Routes: Sendable {
     let validTokens = ValidTokens(lifetime: Routes.reuseInterval)
 
     /// A page read: what is read, and the space's generation seen before reading.
-    struct PageKey: Hashable, Sendable { var space: Int64; var after: Int64; var limit: Int; var generation: UInt64 }
+    struct PageKey: Hashable, Sendable { var space: Int64; var after: Int64; var limit: Int; var tables: [String]?; var generation: UInt64 }
     /// A waiting pull's token check, after a wake that showed the space's `generation`.
     struct TokenKey: Hashable, Sendable { var token: String; var generation: UInt64 }
 
@@ -38,6 +38,24 @@ struct Routes: Sendable {
         router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in await respond { try await push(request) } }
         router.get(RouterPath(SyncProtocol.pullPath)) { request, _ in await respond { try await pull(request) } }
         router.put(RouterPath(SyncProtocol.tablesPath)) { request, _ in await respond { try await tables(request) } }
+        router.get(RouterPath(SyncProtocol.conflictsPath)) { request, _ in await respond { try await conflicts(request) } }
+    }
+
+    /// `GET /v1/conflicts?client=<id>&after=<n>&limit=<n>`: the conflicts of the token's space
+    /// whose replaced value the client wrote (issue 43).
+    private func conflicts(_ request: Request) async throws -> Response {
+        let space = try await authenticate(request)
+        let query = request.uri.queryParameters
+        guard let client = query["client"].map(String.init), !client.isEmpty, client.utf8.count <= 200, !client.utf8.contains(0) else {
+            throw RequestFailure.badRequest("the query parameter client (the client id, 1 to 200 bytes) is missing or invalid")
+        }
+        let after = try parameter("after", query, default: 0, range: 0...Int64.max)
+        let limit = Int(min(try parameter("limit", query, default: 1000, range: 1...Int64.max), Int64(SyncProtocol.maxPullLimit)))
+        let logger = self.logger
+        let body = try await database.withConnection { connection in
+            try await Conflicts.page(space: space, client: client, after: after, limit: limit, connection: connection, logger: logger)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
     }
 
     private func push(_ request: Request) async throws -> Response {
@@ -72,12 +90,17 @@ struct Routes: Sendable {
         let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
         let wait = try parameter("wait", query, default: 0, range: 0...Int64(SyncProtocol.maxWaitSeconds))
         let cut = min(limit, SyncProtocol.maxPullLimit)
+        // `tables=a,b`: only their rows (a client filling a column its app added, issue 43).
+        let tables = query["tables"].map { $0.split(separator: ",").map(String.init) }
+        if let invalid = tables?.first(where: { !SyncProtocol.isValidTableName($0) }) {
+            throw RequestFailure.badRequest("invalid table name \"\(invalid)\" in the query parameter tables")
+        }
         let deadline = ContinuousClock.now + .seconds(wait)
         var seen = await notifier.generation(of: space)
         // A plain pull reads the rows now (it may follow the client's own push, whose
         // notification may not have arrived yet); a long poll may take a recent read of this
         // generation, since a commit it lacks wakes it.
-        var page = try await readPage(space: space, after: after, limit: cut, generation: seen, reuse: wait > 0)
+        var page = try await readPage(space: space, after: after, limit: cut, tables: tables, generation: seen, reuse: wait > 0)
         // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
         // checks its token again after every wake and at least every `recheckInterval`.
         // The polls one push wakes share their token check and page read (``SharedReads``:
@@ -94,7 +117,7 @@ struct Routes: Sendable {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
             }
             validTokens.remember(token, space: space, generation: seen)
-            page = try await readPage(space: space, after: after, limit: cut, generation: seen, reuse: true)
+            page = try await readPage(space: space, after: after, limit: cut, tables: tables, generation: seen, reuse: true)
         }
         return Response(status: .ok, headers: [.contentType: "application/json"],
                         body: .init(byteBuffer: page.body(scope: scope(of: space))))
@@ -103,12 +126,13 @@ struct Routes: Sendable {
     /// A page, read after the space's generation was `generation` (shared with the pulls
     /// reading the same page at the same time; with `reuse`, also one read of this
     /// generation that ended at most ``reuseInterval`` ago).
-    private func readPage(space: Int64, after: Int64, limit: Int, generation: UInt64, reuse: Bool) async throws -> PullPage {
+    private func readPage(space: Int64, after: Int64, limit: Int, tables: [String]?, generation: UInt64, reuse: Bool) async throws -> PullPage {
         let (database, logger, bytes) = (self.database, self.logger, pullPageBytes)
-        let key = PageKey(space: space, after: after, limit: limit, generation: generation)
+        let key = PageKey(space: space, after: after, limit: limit, tables: tables, generation: generation)
         return try await pageReads.value(for: key, reuse: reuse ? Self.reuseInterval : .zero) {
             try await database.withConnection { connection in
-                try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, connection: connection, logger: logger)
+                try await Pull.page(space: space, after: after, limit: limit, bytes: bytes, tables: tables, connection: connection,
+                                    logger: logger)
             }
         }
     }

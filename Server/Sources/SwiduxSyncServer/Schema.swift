@@ -7,7 +7,8 @@ import PostgresNIO
 /// - `sync_spaces(id, name)`: the spaces; every row belongs to one.
 /// - `sync_tokens(hash, space, revoked)`: bearer tokens, only as their SHA-256.
 /// - `sync_tables(space, tbl)`: the tables each space declared (`PUT /v1/tables`).
-/// - `sync_clients(space, client_id, last_mutation)`: the last mutation applied per client.
+/// - `sync_clients(space, client_id, last_mutation, ref)`: the last mutation applied per
+///   client, and a small number naming it in `sync_rows.meta`.
 /// - `sync_mutations(space, client_id, id, hash, versions, applied)`: the last
 ///   ``Push/keptMutations`` mutations applied per client: their content's SHA-256 and each
 ///   change's outcome (replays, conflicts).
@@ -17,7 +18,11 @@ import PostgresNIO
 ///   row, live or a tombstone (`rid` is ``SwiduxSyncWire/SyncValue/key``; `id` and `columns`
 ///   are the wire JSON, stored verbatim as `json`). No foreign key to `sync_spaces`: its
 ///   check cost a query per written row, and a row's space always comes from a token.
-///   `version` defaults to `nextval('sync_version')`, for the copies of ``RowCopy``.
+///   `version` defaults to `nextval('sync_version')`, for the copies of ``RowCopy``. `meta`:
+///   which version and client last wrote each column an update wrote (``ColumnMerge``).
+/// - `sync_conflicts(id, space, tbl, rid, row_id, col, kept, replaced, kept_client,
+///   replaced_client, kept_version, replaced_version, at)`: values a later push replaced
+///   without having seen them (issue 43), listed for the client that wrote them.
 ///
 /// ```swift
 /// try await Schema.migrate(client, logger: logger)
@@ -98,6 +103,37 @@ public enum Schema {
             // A large first push is written with COPY (``RowCopy``), each row's
             // version from this default, in the rows' order. Every other write sets it.
             "ALTER TABLE sync_rows ALTER COLUMN version SET DEFAULT nextval('sync_version')",
+        ],
+        [
+            // Issue 43: merge by column. `meta` holds, for the columns updates wrote since the
+            // row's last insert, the version and the client that wrote each one
+            // (``ColumnMerge``); NULL for a row as its insert wrote it. Nullable without a
+            // default: no rewrite of the table.
+            "ALTER TABLE sync_rows ADD COLUMN meta text",
+            // A small number per client, for `meta` (a client id is 36 characters).
+            "CREATE SEQUENCE sync_client_ref",
+            "ALTER TABLE sync_clients ADD COLUMN ref bigint NOT NULL DEFAULT nextval('sync_client_ref')",
+            "CREATE INDEX sync_clients_ref ON sync_clients (space, ref)",
+            // Values replaced by a later push that had not seen them: listed for the client
+            // that wrote them (`GET /v1/conflicts`).
+            """
+            CREATE TABLE sync_conflicts (
+                id bigserial PRIMARY KEY,
+                space bigint NOT NULL,
+                tbl text NOT NULL,
+                rid text NOT NULL,
+                row_id text NOT NULL,
+                col text NOT NULL,
+                kept text NOT NULL,
+                replaced text NOT NULL,
+                kept_client text NOT NULL,
+                replaced_client text NOT NULL,
+                kept_version bigint NOT NULL,
+                replaced_version bigint NOT NULL,
+                at timestamptz NOT NULL DEFAULT now())
+            """,
+            "CREATE INDEX sync_conflicts_replaced ON sync_conflicts (space, replaced_client, id)",
+            "CREATE INDEX sync_conflicts_space ON sync_conflicts (space, id)",
         ],
     ]
 

@@ -22,6 +22,12 @@ import SwiduxSyncServer
 /// Prints both times ÷ the local read (targets: ≤ 5 each), the rows the push
 /// pulled back (its own rows: 0 expected) and each process's peak RSS.
 ///
+/// Then issue 43's merge by column: two synced files (each the first push of its own space)
+/// change one column of every item (`isDone`); one pushes only that column, the other whole
+/// rows (its outbox entries without their columns, as an older outbox's). Prints each push's
+/// request bytes and time (targets: ≤ 0.5× the bytes, ≤ 0.7× the time) and the rows merged
+/// per second of the column push (≥ 100,000). `SWIDUX_BENCH_MERGE=0` leaves it out.
+///
 ///     swift run -c release --package-path Server swidux-sync-first-sync-bench
 @main
 struct FirstSyncBench {
@@ -107,6 +113,10 @@ struct FirstSyncBench {
             guard push.values["pushed"] == rows + 1, push.values["pending"] == 0 else {
                 throw ProcessFailure("the first push acknowledged \(push.values["pushed"] ?? -1) rows, expected \(rows + 1): \(push.output)")
             }
+            // A second never-synced file for the merge step (its own space, below).
+            let wholePath = directory.appendingPathComponent("whole.sqlite").path
+            let merge = ProcessInfo.processInfo.environment["SWIDUX_BENCH_MERGE"] != "0"
+            if merge { try FileManager.default.copyItem(atPath: sourcePath, toPath: wholePath) }
             let targetPath = directory.appendingPathComponent("target.sqlite").path
             let pull = try await measure(["sync", targetPath, base.absoluteString, token])
             guard pull.values["pulled"] == rows + 1, pull.values["rows"] == rows + 1 else {
@@ -125,6 +135,28 @@ struct FirstSyncBench {
             for (name, step) in [("local read", read), ("first push", push), ("first pull", pull)] {
                 print("\(name): CPU \(step.values["cpuMs"] ?? -1) ms, wrote \(step.values["wcharMiB"] ?? -1) MiB, read \(step.values["rcharMiB"] ?? -1) MiB (the process's CPU time, write and read calls)")
             }
+            guard merge else { return }
+            // Issue 43: one column of every item changed, pushed by column and whole.
+            let wholeToken = try await Tokens.create(space: "first-sync-whole", client: postgres, logger: logger)
+            let wholeFirst = try await measure(["sync", wholePath, base.absoluteString, wholeToken])
+            guard wholeFirst.values["pending"] == 0 else { throw ProcessFailure("the second first push failed: \(wholeFirst.output)") }
+            for (path, whole) in [(sourcePath, false), (wholePath, true)] {
+                try edit(path: path, whole: whole)
+            }
+            let columns = try await measure(["sync", sourcePath, base.absoluteString, token])
+            let wholeRows = try await measure(["sync", wholePath, base.absoluteString, wholeToken])
+            for (name, step) in [("by column", columns), ("whole rows", wholeRows)] {
+                guard step.values["pushed"] == rows, step.values["pending"] == 0 else {
+                    throw ProcessFailure("the push \(name) acknowledged \(step.values["pushed"] ?? -1) rows, expected \(rows): \(step.output)")
+                }
+            }
+            let bytes = (Double(columns.values["pushedBytes"] ?? 0), Double(wholeRows.values["pushedBytes"] ?? 1))
+            let times = (Double(columns.values["syncMs"] ?? 0) / 1000, Double(wholeRows.values["syncMs"] ?? 1) / 1000)
+            print(String(format: "one column of %d items changed, pushed by column: %.1f MiB in %.2f s (sync()), %.0f rows merged/s (target ≥ 100,000); process %.2f s, peak RSS %d MiB",
+                         rows, bytes.0 / 1_048_576, times.0, Double(rows) / times.0, columns.seconds, columns.peakKiB / 1024))
+            print(String(format: "the same rows pushed whole: %.1f MiB in %.2f s (sync()); process %.2f s, peak RSS %d MiB",
+                         bytes.1 / 1_048_576, times.1, wholeRows.seconds, wholeRows.peakKiB / 1024))
+            print(String(format: "by column ÷ whole: bytes %.2f× (target ≤ 0.5), time %.2f× (target ≤ 0.7)", bytes.0 / bytes.1, times.0 / times.1))
         }
     }
 
@@ -171,6 +203,7 @@ struct FirstSyncBench {
             let report = try await client.sync()
             figures["syncMs"] = milliseconds(since: start)
             figures["pushed"] = report.pushed
+            figures["pushedBytes"] = report.pushedBytes
             figures["pulled"] = report.pulled
             figures["pending"] = report.pending
             figures["rows"] = try await database.writer.read { db in
@@ -197,6 +230,16 @@ struct FirstSyncBench {
             if parts.count == 2, let bytes = Int(parts[1]) { figures[String(parts[0].dropLast()) + "MiB"] = bytes >> 20 }
         }
         print(figures.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))
+    }
+
+    /// Flips `isDone` of every item (one column each), in one transaction, as an app would; with
+    /// `whole`, its outbox entries lose their columns (an older outbox's: pushed whole).
+    static func edit(path: String, whole: Bool) throws {
+        let database = try SwiduxDatabase(path: path, migrations: migrations)
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE todoItem SET isDone = NOT isDone")
+            if whole { try db.execute(sql: "UPDATE swidux_sync_outbox SET cols = NULL") }
+        }
     }
 
     /// One list and `rows` items written with plain SQL into a new file (never synced).

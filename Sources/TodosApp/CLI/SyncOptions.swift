@@ -103,6 +103,7 @@ extension TodosCommand {
             print("synced: pushed \(report.pushed) row change\(report.pushed == 1 ? "" : "s"), pulled \(report.pulled) (rows of items, lists, tags and tag links)"
                   + (report.refused > 0 ? ", \(report.refused) refused (deleted elsewhere)" : "")
                   + (report.parked > 0 ? ", \(report.parked) waiting for their list or item" : ""))
+            if !report.conflicts.isEmpty { print(Conflicts.summary(report.conflicts)) }
             if report.reidentified {
                 print("this database file was copied or restored from a backup: it now syncs under a new client id (nothing was lost)")
             }

@@ -25,7 +25,7 @@ public struct TodosCommand: AsyncParsableCommand {
             --sync-token <token> (or set TODOS_SYNC_URL and TODOS_SYNC_TOKEN): the UI syncs \
             continuously and keeps working offline; `todos sync` syncs once.
             """,
-        subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Replay.self, Stress.self, Check.self, TimeKeys.self]
+        subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Conflicts.self, Replay.self, Stress.self, Check.self, TimeKeys.self]
     )
 
     @OptionGroup public var options: DatabaseOptions

@@ -1,0 +1,7 @@
+@_exported import SwiduxSync
+
+// What SyncingThroughPostgreSQL.md's fragments assume: a database and its sync client.
+struct SnippetContext {
+    let database: SwiduxDatabase
+    let client: SyncClient
+}
