@@ -15,8 +15,9 @@ import Foundation
 /// ```
 struct TypingBurst {
     /// Keys closer than this to the previous text key belong to the same burst: a person's
-    /// keys are 30 ms apart or more; a paste's arrive together.
-    static let gap: Duration = .milliseconds(15)
+    /// keys are 50 ms apart or more; a paste's arrive together, or a few ms apart when a
+    /// terminal or multiplexer writes it in pieces.
+    static let gap: Duration = .milliseconds(30)
 
     /// When the last text key arrived, and the field it went to.
     private var last: (at: ContinuousClock.Instant, mode: InputMode)?
