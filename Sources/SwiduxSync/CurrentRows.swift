@@ -9,10 +9,12 @@ import SwiduxSyncWire
 struct CurrentRows {
     private struct Reader {
         let statement: RawStatement
-        /// The columns written (every one but the id), in the order of their names as `String`s
-        /// compare, which is the order the server stores them in (issue 31: it then copies them
+        /// The columns written (every one but the id), in the order of their names' UTF-8
+        /// bytes, which is the order the server stores them in (issue 31: it then copies them
         /// without sorting each row again): each column's place in `SELECT *` and its encoded `"name":`.
         let members: [(index: Int32, name: [UInt8])]
+        /// The UTF-8 bytes of the longest of their names.
+        let longestName: Int
     }
 
     private var readers: [String: Reader] = [:]
@@ -63,6 +65,11 @@ struct CurrentRows {
         }
     }
 
+    /// The UTF-8 bytes of the longest column name of `table` that a push sends.
+    mutating func longestColumnName(of table: SyncTable, _ db: Database) throws -> Int {
+        try reader(table, db).longestName
+    }
+
     private mutating func reader(_ table: SyncTable, _ db: Database) throws -> Reader {
         if let reader = readers[table.name] { return reader }
         let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
@@ -70,14 +77,15 @@ struct CurrentRows {
         let id = table.idColumn.lowercased()
         let members = statement.columnNames.enumerated()
             .filter { $0.element.lowercased() != id }
-            .sorted { $0.element < $1.element }
+            .sorted { $0.element.utf8.lexicographicallyPrecedes($1.element.utf8) }
             .map { index, name -> (index: Int32, name: [UInt8]) in
                 var encoded: [UInt8] = []
                 SyncJSON.appendString(name, to: &encoded)
                 encoded.append(UInt8(ascii: ":"))
                 return (Int32(index), encoded)
             }
-        let reader = Reader(statement: statement, members: members)
+        let longest = statement.columnNames.filter { $0.lowercased() != id }.map(\.utf8.count).max() ?? 0
+        let reader = Reader(statement: statement, members: members, longestName: longest)
         readers[table.name] = reader
         return reader
     }
