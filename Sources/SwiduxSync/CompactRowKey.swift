@@ -9,7 +9,8 @@ import GRDB
 ///
 /// Two are equal exactly when their ``RowKey``s are: the table by its place among the
 /// engine's tables (found by `String` equality, so canonically equivalent spellings are
-/// one table), the id by `DatabaseValue`'s equality (an integral real equals its integer).
+/// one table), the id by ``RowKey``'s equality (an integral real equals its integer, a text
+/// is compared byte for byte).
 /// A key of a table the engine does not sync, or with another id, keeps its ``RowKey``.
 enum CompactRowKey: Hashable {
     case integer(table: Int, Int64)

@@ -9,16 +9,19 @@ import SwiduxSyncWire
 struct CurrentRows {
     private struct Reader {
         let statement: RawStatement
-        /// The columns written (every one but the id), in the order of their names as `String`s
-        /// compare, which is the order the server stores them in (it then copies them
-        /// without sorting each row again): each column's place in `SELECT *` and its encoded `"name":`.
+        /// The columns written (every one but the id), in the order of their names' UTF-8
+        /// bytes, which is the order the server stores them in (it then copies them without
+        /// sorting each row again): each column's place in `SELECT *`, its encoded `"name":`
+        /// and its name.
         let members: [(index: Int32, name: [UInt8], column: String)]
+        /// The UTF-8 bytes of the longest of their names.
+        let longestName: Int
     }
 
     private var readers: [String: Reader] = [:]
 
     /// Writes `"columns":{…},` from the current row of `key` (every column but the id, or
-    /// those of `only` it has: an update's changed columns, issue 43); `false`, and nothing
+    /// those of `only` it has: an update's changed columns); `false`, and nothing
     /// written, when the row does not exist.
     mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter, only: Set<String>? = nil,
                                _ db: Database) throws -> Bool {
@@ -68,6 +71,11 @@ struct CurrentRows {
         }
     }
 
+    /// The UTF-8 bytes of the longest column name of `table` that a push sends.
+    mutating func longestColumnName(of table: SyncTable, _ db: Database) throws -> Int {
+        try reader(table, db).longestName
+    }
+
     private mutating func reader(_ table: SyncTable, _ db: Database) throws -> Reader {
         if let reader = readers[table.name] { return reader }
         let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
@@ -75,14 +83,15 @@ struct CurrentRows {
         let id = table.idColumn.lowercased()
         let members = statement.columnNames.enumerated()
             .filter { $0.element.lowercased() != id }
-            .sorted { $0.element < $1.element }
+            .sorted { $0.element.utf8.lexicographicallyPrecedes($1.element.utf8) }
             .map { index, name -> (index: Int32, name: [UInt8], column: String) in
                 var encoded: [UInt8] = []
                 SyncJSON.appendString(name, to: &encoded)
                 encoded.append(UInt8(ascii: ":"))
                 return (Int32(index), encoded, name)
             }
-        let reader = Reader(statement: statement, members: members)
+        let longest = statement.columnNames.filter { $0.lowercased() != id }.map(\.utf8.count).max() ?? 0
+        let reader = Reader(statement: statement, members: members, longestName: longest)
         readers[table.name] = reader
         return reader
     }

@@ -27,12 +27,19 @@ public struct SetAsideChange: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    /// "item 6F1… (17000000 bytes)".
+    /// "item 6F1… (17000000 bytes)"; for an id longer than the server stores, "item t:…
+    /// (its id has 3000 bytes, over SyncProtocol.maxKeyBytes: 1024)".
     ///
     /// ```swift
     /// print(change)
     /// ```
-    public var description: String { "\(table) \(id.key) (\(bytes) bytes)" }
+    public var description: String {
+        let idBytes = SyncProtocol.keyBytes(of: id)
+        if idBytes > SyncProtocol.maxKeyBytes {
+            return "\(table) \(id.key.prefix(40))… (its id has \(idBytes) bytes, over SyncProtocol.maxKeyBytes: \(SyncProtocol.maxKeyBytes))"
+        }
+        return "\(table) \(id.key) (\(bytes) bytes)"
+    }
 }
 
 extension SyncEngine {

@@ -192,6 +192,14 @@ extension SyncEngine {
                 }
                 try change.endChange(table: key.table, id: key.id, kind: kind)
                 let size = change.count + 1
+                let longestName = kind == .delete ? 0 : try rows.longestColumnName(of: table, db)
+                if Self.keyBytes(of: key.id) > SyncProtocol.maxKeyBytes || longestName > SyncProtocol.maxKeyBytes {
+                    // An id or a column name longer than the server can index: it can never be
+                    // stored there (413). Set aside and reported, like a change too large.
+                    try self.setAside(key, bytes: size, through: mark, db)
+                    lastSeen = sequence
+                    continue
+                }
                 if size > self.maxChangeBytes {
                     // It can never be sent (the server refuses a body this large): set it
                     // aside and report it; the rest keeps syncing.
@@ -218,6 +226,16 @@ extension SyncEngine {
             // Nothing built (everything left is in flight, say): nothing written.
             if next != firstID { try SyncSchema.setValue("nextMutation", next, db) }
             return built
+        }
+    }
+
+    /// The bytes of `id` that ``SwiduxSyncWire/SyncProtocol/maxKeyBytes`` bounds: a text's
+    /// UTF-8, a blob's bytes.
+    static func keyBytes(of id: DatabaseValue) -> Int {
+        switch id.storage {
+        case .string(let text): text.utf8.count
+        case .blob(let data): data.count
+        default: 0
         }
     }
 

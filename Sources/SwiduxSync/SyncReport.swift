@@ -19,9 +19,9 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// Local changes not acknowledged yet (0 after a successful ``SyncClient/sync()``
     /// unless the app changed something meanwhile).
     public var pending = 0
-    /// Local changes too large for the server (over SwiduxSyncWire's `SyncProtocol.maxBodyBytes`):
-    /// kept locally, not sent, and listed here until the row changes again; everything else
-    /// syncs.
+    /// Local changes too large for the server (over SwiduxSyncWire's `SyncProtocol.maxBodyBytes`,
+    /// or an id or a column name over its `SyncProtocol.maxKeyBytes`): kept locally, not
+    /// sent, and listed here until the row changes again; everything else syncs.
     public var setAside: [SetAsideChange] = []
     /// `true` when this file's client id was also another file's (the file was copied, or
     /// restored from a backup) and the client took a new one; nothing pending was dropped.

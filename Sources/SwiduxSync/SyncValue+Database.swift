@@ -26,8 +26,25 @@ extension SyncValue {
     }
 }
 
-/// A row of a synced table: its table and its id as stored.
+/// A row of a synced table: its table and its id as stored. A text id is compared byte for
+/// byte, as SQLite and the server compare it (`DatabaseValue`'s `String` equality merges
+/// canonically equivalent spellings, `"caf\u{E9}"` and `"cafe\u{301}"`, which are two rows).
 struct RowKey: Hashable, Sendable {
     var table: String
     var id: DatabaseValue
+
+    static func == (a: RowKey, b: RowKey) -> Bool {
+        guard a.table == b.table else { return false }
+        if case .string(let x) = a.id.storage, case .string(let y) = b.id.storage { return x.utf8.elementsEqual(y.utf8) }
+        return a.id == b.id
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(table)
+        if case .string(var text) = id.storage {
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        } else {
+            hasher.combine(id)
+        }
+    }
 }

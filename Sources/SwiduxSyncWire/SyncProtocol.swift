@@ -20,6 +20,29 @@ public enum SyncProtocol {
     public static let maxPullLimit = 10_000
     /// The longest a pull waits for a change (`wait`, seconds).
     public static let maxWaitSeconds = 60
+    /// The longest row id and column name the server stores: 1,024 bytes (a text id's or a
+    /// name's UTF-8, a blob id's bytes). Ids are keys of the server's index, which PostgreSQL
+    /// bounds at about 2.7 kB; a push holding a longer one is answered 413 naming it, and the
+    /// client sets such a row aside instead of sending it.
+    ///
+    /// ```swift
+    /// let fits = name.utf8.count <= SyncProtocol.maxKeyBytes
+    /// ```
+    public static let maxKeyBytes = 1024
+
+    /// The bytes by which ``maxKeyBytes`` bounds `id`: a text's UTF-8, a blob's bytes, 0
+    /// for other values (which are short).
+    ///
+    /// ```swift
+    /// SyncProtocol.keyBytes(of: .text("café"))   // 5
+    /// ```
+    public static func keyBytes(of id: SyncValue) -> Int {
+        switch id {
+        case .text(let text): text.utf8.count
+        case .blob(let data): data.count
+        default: 0
+        }
+    }
 
     /// `true` for a valid table name: 1 to 63 ASCII letters, digits and `_`, not starting
     /// with a digit, and not starting with `swidux_` (the library's own tables).

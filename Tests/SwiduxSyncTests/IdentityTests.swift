@@ -59,6 +59,33 @@ struct IdentityTests {
         #expect(Set(kinds) == ["folder t:f insert", "folder t:g insert", "note t:n insert"])
     }
 
+    /// Issue 43 item 6: the server cannot index a longer id (413); the client does not send it.
+    @Test("A row whose id is over SyncProtocol.maxKeyBytes is set aside and listed naming the limit; the others are sent")
+    func longIDSetAside() async throws {
+        let fixture = try Fixture()
+        let long = String(repeating: "é", count: SyncProtocol.maxKeyBytes / 2) + "x"
+        let fits = String(repeating: "é", count: SyncProtocol.maxKeyBytes / 2)
+        try await fixture.flush(folders: [Folder(id: long, name: "L"), Folder(id: fits, name: "F"), Folder(id: "small", name: "s")])
+        let pending = try fixture.engine.preparePush()
+        #expect(Set(try pending.flatMap { try $0.decoded().changes }.map(\.id)) == [.text(fits), .text("small")])
+        let setAside = try fixture.engine.setAsideChanges()
+        #expect(setAside.map(\.id) == [.text(long)])
+        #expect(setAside.first?.description.contains("maxKeyBytes: \(SyncProtocol.maxKeyBytes)") == true, "\(setAside)")
+    }
+
+    /// Issue 43 item 6: `"caf\u{E9}"` and `"cafe\u{301}"` are equal `String`s but two rows in SQLite.
+    @Test("Two ids that are canonically equivalent spellings are two rows, both pushed")
+    func canonicallyEquivalentIDs() async throws {
+        let fixture = try Fixture()
+        // Two flushes: a store's dictionary would merge them too.
+        try await fixture.flush(folders: [Folder(id: "caf\u{E9}", name: "composed")])
+        try await fixture.flush(folders: [Folder(id: "cafe\u{301}", name: "decomposed")])
+        #expect(try fixture.database.writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM \(NotesSchema.folders.name)") } == 2)
+        let changes = try fixture.engine.preparePush().flatMap { try $0.decoded().changes }
+        #expect(changes.count == 2)
+        #expect(Set(changes.compactMap { if case .text(let id) = $0.id { Array(id.utf8) } else { nil } }).count == 2)
+    }
+
     @Test("A change too large to send is set aside and listed; the others are sent (item 6)")
     func oversizedSetAside() async throws {
         let fixture = try Fixture()

@@ -58,10 +58,19 @@ enum Push {
         fileprivate var key: RowKey { RowKey(table: table, rid: rid) }
     }
 
-    /// A row of the space: its table and ``SwiduxSyncWire/SyncValue/key``.
+    /// A row of the space: its table and ``SwiduxSyncWire/SyncValue/key``, compared byte
+    /// for byte as PostgreSQL compares them (two canonically equivalent spellings of a text
+    /// id are two rows).
     fileprivate struct RowKey: Hashable {
         let table: String
         let rid: String
+
+        static func == (a: RowKey, b: RowKey) -> Bool { a.table == b.table && Bytewise.equal(a.rid, b.rid) }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(table)
+            Bytewise.hash(rid, into: &hasher)
+        }
     }
 
     static func apply(_ request: ReceivedPush, space: Int64, database: Database, logger: Logger) async throws -> PushAnswer {
@@ -204,6 +213,10 @@ enum Push {
             let changes = try mutation.changes.map { change in
                 guard SyncProtocol.isValidTableName(change.table) else {
                     throw RequestFailure.badRequest("invalid table name \"\(change.table)\"")
+                }
+                let keyBytes = SyncProtocol.keyBytes(of: change.id)
+                guard keyBytes <= SyncProtocol.maxKeyBytes else {
+                    throw RequestFailure.contentTooLarge("the id of \(change.table) in mutation \(mutation.id) (\(change.id.key.prefix(40))…) has \(keyBytes) bytes, more than the \(SyncProtocol.maxKeyBytes) an id may have (SyncProtocol.maxKeyBytes): nothing was applied")
                 }
                 let idJSON = try encode(what: "id of \(change.table)") { try WireJSON.text(change.id) }
                 let rid = WireJSON.key(change.id, json: idJSON)

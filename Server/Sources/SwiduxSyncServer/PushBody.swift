@@ -11,15 +11,32 @@ import SwiduxSyncWire
 /// integers as plain digits — into the same values `JSONDecoder` gives, a row's columns as
 /// the JSON the server stores (``ReceivedPush``): each value copied when it already is in
 /// its stored form, its members sorted by name. For anything else
-/// (another member, a duplicate, `1.0` for an integer, invalid UTF-8, a malformed document)
-/// it answers `nil`, and the caller decodes with `JSONDecoder`, whose error names the cause:
-/// what it accepts, and its messages, do not change. The JSON itself is read by the shared
-/// ``SwiduxSyncWire/JSONScanner``.
+/// (another member, a duplicate, `1.0` for an integer, invalid UTF-8, a malformed document,
+/// a name or id over the limits) it answers `nil`, and the caller reads the body with
+/// ``PushBodyLayout`` (which refuses a member named twice) and `JSONDecoder`, whose error
+/// names the cause. The JSON itself is read by the shared ``SwiduxSyncWire/JSONScanner``.
 ///
 /// ```swift
-/// let request = try PushBody.decode(buffer) ?? ReceivedPush(JSONDecoder().decode(PushRequest.self, from: Data(buffer.readableBytesView)))
+/// let request = try PushBody.read(buffer) { try JSONDecoder().decode(PushRequest.self, from: Data($0.readableBytesView)) }
 /// ```
 enum PushBody {
+    /// A column name longer than ``SwiduxSyncWire/SyncProtocol/maxKeyBytes``.
+    struct LongName: Error {
+        let name: String
+    }
+
+    /// The request in `buffer`: read by ``decode(_:)``, else by `decode` (`JSONDecoder`,
+    /// whose errors name the cause) after ``PushBodyLayout``'s check, which refuses a member
+    /// named twice and keeps the columns' names byte for byte.
+    ///
+    /// - Throws: a ``RequestFailure`` (400 for a member named twice, 413 for a name over
+    ///   ``SwiduxSyncWire/SyncProtocol/maxKeyBytes``), or what `decode` throws.
+    static func read(_ buffer: ByteBuffer, decoding decode: (ByteBuffer) throws -> PushRequest) throws -> ReceivedPush {
+        if let read = Self.decode(buffer) { return read }
+        let layout = try PushBodyLayout(buffer)
+        return try layout.received(decode(buffer))
+    }
+
     /// The request, or `nil` when the body is not in the subset read here.
     static func decode(_ buffer: ByteBuffer) -> ReceivedPush? {
         buffer.withUnsafeReadableBytes { bytes in
@@ -34,7 +51,7 @@ enum PushBody {
 private struct Unsupported: Error {}
 
 /// The messages of a push, read in place; anything outside the subset throws.
-private extension JSONScanner {
+extension JSONScanner {
     mutating func pushRequest() throws -> ReceivedPush {
         var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String??, resultColumns: Bool??
         try object { reader, key in
@@ -91,15 +108,20 @@ private extension JSONScanner {
     }
 
     /// A row's columns as the JSON the server stores: what ``WireJSON`` writes for the
-    /// dictionary they decode to (members sorted by their names as `String`s compare, each
-    /// value in its wire form), written from the body's bytes. Two names equal as `String`s
-    /// (a duplicate, or canonically equivalent spellings) are left to `JSONDecoder`.
+    /// dictionary they decode to (members sorted by their names' UTF-8 bytes, each value in
+    /// its wire form), written from the body's bytes. Names are compared byte for byte, as
+    /// the databases compare them: two canonically equivalent spellings are two columns; the
+    /// same bytes twice (a duplicate) are left to the checked reader, which refuses them.
+    ///
+    /// - Throws: ``PushBody/LongName`` for a name longer than
+    ///   ``SwiduxSyncWire/SyncProtocol/maxKeyBytes``; anything else outside the subset.
     mutating func columns() throws -> String {
         var json: [UInt8] = [UInt8(ascii: "{")]
         var members: [(name: String, value: Range<Int>)] = []
         var sorted = true
         try object { reader, name in
-            if let last = members.last, !(last.name < name) { sorted = false }
+            if name.utf8.count > SyncProtocol.maxKeyBytes { throw PushBody.LongName(name: name) }
+            if let last = members.last, !Bytewise.less(last.name, name) { sorted = false }
             if !members.isEmpty { json.append(UInt8(ascii: ",")) }
             SyncJSON.appendString(name, to: &json)
             json.append(UInt8(ascii: ":"))
@@ -111,12 +133,12 @@ private extension JSONScanner {
             json.append(UInt8(ascii: "}"))
             return String(decoding: json, as: UTF8.self)
         }
-        let order = members.indices.sorted { members[$0].name < members[$1].name }
+        let order = members.indices.sorted { Bytewise.less(members[$0].name, members[$1].name) }
         var ordered: [UInt8] = [UInt8(ascii: "{")]
         ordered.reserveCapacity(json.count + 1)
         for (place, index) in order.enumerated() {
             if place > 0 {
-                guard members[order[place - 1]].name != members[index].name else { throw Unsupported() }
+                guard !Bytewise.equal(members[order[place - 1]].name, members[index].name) else { throw Unsupported() }
                 ordered.append(UInt8(ascii: ","))
             }
             SyncJSON.appendString(members[index].name, to: &ordered)

@@ -41,16 +41,24 @@ struct ReceivedPush: Hashable, Sendable {
         self.resultColumns = resultColumns
     }
 
-    /// `request` (decoded by `JSONDecoder`), its columns encoded as stored.
+    /// `request` (decoded by `JSONDecoder`), its columns encoded as stored: by `columns`
+    /// (given the mutation's and the change's places) when it answers them, else from the
+    /// decoded dictionary.
     ///
     /// - Throws: a 400 ``RequestFailure`` naming the row whose columns cannot be
-    ///   stored (a real that is not finite).
-    init(_ request: PushRequest) throws {
-        self.init(clientID: request.clientID, mutations: try request.mutations.map { mutation in
-            Mutation(id: mutation.id, changes: try mutation.changes.map { change in
+    ///   stored (a real that is not finite), a 413 one naming a column name longer than
+    ///   ``SwiduxSyncWire/SyncProtocol/maxKeyBytes``.
+    init(_ request: PushRequest, columns: (_ mutation: Int, _ change: Int) throws -> String? = { _, _ in nil }) throws {
+        self.init(clientID: request.clientID, mutations: try request.mutations.enumerated().map { mutationIndex, mutation in
+            Mutation(id: mutation.id, changes: try mutation.changes.enumerated().map { changeIndex, change in
                 var columnsJSON: String?
-                if let columns = change.columns {
-                    do { columnsJSON = try WireJSON.text(columns) } catch {
+                if let decoded = change.columns {
+                    if let name = decoded.keys.first(where: { $0.utf8.count > SyncProtocol.maxKeyBytes }) {
+                        throw Self.longName(name, of: change.table, id: change.id)
+                    }
+                    do { columnsJSON = try columns(mutationIndex, changeIndex) ?? WireJSON.text(decoded) } catch let failure as RequestFailure {
+                        throw failure
+                    } catch {
                         throw RequestFailure.badRequest("cannot store the columns of \(change.table) \(change.id.key): \(error)")
                     }
                 }
@@ -58,5 +66,10 @@ struct ReceivedPush: Hashable, Sendable {
                               baseVersion: change.baseVersion)
             })
         }, scope: request.scope, resultColumns: request.resultColumns ?? true)
+    }
+
+    /// 413 for a column name longer than ``SwiduxSyncWire/SyncProtocol/maxKeyBytes``.
+    static func longName(_ name: String, of table: String, id: SyncValue) -> RequestFailure {
+        .contentTooLarge("a column name of \(table) \(id.key.prefix(40)) (\(name.prefix(40))…) has \(name.utf8.count) bytes, more than the \(SyncProtocol.maxKeyBytes) a column name may have (SyncProtocol.maxKeyBytes): nothing was applied")
     }
 }

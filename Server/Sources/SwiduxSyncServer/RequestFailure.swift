@@ -14,6 +14,7 @@ struct RequestFailure: Error, CustomStringConvertible {
     }
     static let unavailable = Self(status: .serviceUnavailable,
                                   description: "the database is unavailable (PostgreSQL does not answer); try again later")
+    static func contentTooLarge(_ message: String) -> Self { .init(status: .contentTooLarge, description: message) }
     static let tooLarge = Self(status: .contentTooLarge,
                                description: "the request body is larger than \(SyncProtocol.maxBodyBytes) bytes (SyncProtocol.maxBodyBytes)")
 }

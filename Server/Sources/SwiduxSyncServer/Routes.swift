@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOHTTP1
 import PostgresNIO
 import SwiduxSyncWire
 
@@ -35,14 +36,14 @@ struct Routes: Sendable {
     struct TokenKey: Hashable, Sendable { var token: String; var generation: UInt64 }
 
     func add(to router: Router<BasicRequestContext>) {
-        router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in await respond { try await push(request) } }
-        router.get(RouterPath(SyncProtocol.pullPath)) { request, _ in await respond { try await pull(request) } }
-        router.put(RouterPath(SyncProtocol.tablesPath)) { request, _ in await respond { try await tables(request) } }
-        router.get(RouterPath(SyncProtocol.conflictsPath)) { request, _ in await respond { try await conflicts(request) } }
+        router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in try await respond { try await push(request) } }
+        router.get(RouterPath(SyncProtocol.pullPath)) { request, _ in try await respond { try await pull(request) } }
+        router.put(RouterPath(SyncProtocol.tablesPath)) { request, _ in try await respond { try await tables(request) } }
+        router.get(RouterPath(SyncProtocol.conflictsPath)) { request, _ in try await respond { try await conflicts(request) } }
     }
 
     /// `GET /v1/conflicts?client=<id>&after=<n>&limit=<n>`: the conflicts of the token's space
-    /// whose replaced value the client wrote (issue 43).
+    /// whose replaced value the client wrote.
     private func conflicts(_ request: Request) async throws -> Response {
         let space = try await authenticate(request)
         let query = request.uri.queryParameters
@@ -61,8 +62,10 @@ struct Routes: Sendable {
     private func push(_ request: Request) async throws -> Response {
         let space = try await authenticate(request)
         let buffer = try await collect(request)
-        // The hand-written reader first; `JSONDecoder` for what it does not read (and its errors).
-        let body = try PushBody.decode(buffer) ?? ReceivedPush(decode(PushRequest.self, from: buffer))
+        // The hand-written reader first; `JSONDecoder` for what it does not read (and its
+        // errors), after a check of what it would silently take (a member named twice) and
+        // with the columns' names kept byte for byte (``PushBodyLayout``).
+        let body = try PushBody.read(buffer) { try decode(PushRequest.self, from: $0) }
         let own = scope(of: space)
         if let claimed = body.scope, claimed != own {
             throw RequestFailure.conflict(.scopeChanged, "the push's scope \(claimed) is not this server's \(own) (another space's token, or a replaced server database): sync as for the first time")
@@ -234,9 +237,15 @@ struct Routes: Sendable {
     }
 
     /// Runs a handler; a ``RequestFailure`` becomes its status, anything else a 500 (logged).
-    private func respond(_ handler: () async throws -> Response) async -> Response {
+    /// A request whose framing is malformed (a chunked body with a negative, hexadecimal-
+    /// prefixed or wrong chunk size, a missing CRLF…: NIO's parser fails while the body is
+    /// read) is rethrown, for Hummingbird to answer 400 and close the connection, whose
+    /// bytes can no longer be read as requests.
+    private func respond(_ handler: () async throws -> Response) async throws -> Response {
         do {
             return try await handler()
+        } catch let error as HTTPParserError {
+            throw error
         } catch let failure as RequestFailure {
             var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code), status: failure.status))
                 ?? Response(status: failure.status)

@@ -22,11 +22,11 @@ enum WireJSON {
     }
 
     /// The wire JSON of a row's columns: an object, one member per column, in the order of
-    /// their names (the same text for the same columns, in every process).
+    /// their names' UTF-8 bytes (the same text for the same columns, in every process).
     static func text(_ columns: [String: SyncValue]) throws -> String {
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         bytes.reserveCapacity(16 + columns.count * 24)
-        for (index, (name, value)) in columns.sorted(by: { $0.key < $1.key }).enumerated() {
+        for (index, (name, value)) in columns.sorted(by: { Bytewise.less($0.key, $1.key) }).enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             SyncJSON.appendString(name, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
