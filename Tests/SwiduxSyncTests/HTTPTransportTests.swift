@@ -70,7 +70,9 @@ struct HTTPTransportTests {
         }
         defer { server.stop() }
         let reason = Self.unreachableReason(await Self.pull(server.url))
-        #expect(reason?.contains("not valid HTTP") == true, "\(reason ?? "no error")")
+        // The parser refuses the head past its bound and closes the connection: either is said.
+        #expect(reason?.contains("not valid HTTP") == true || reason?.contains("the connection was closed before the answer was complete") == true,
+                "\(reason ?? "no error")")
         server.stop()
         #expect(server.bytesSent < 64 << 20, "\(server.bytesSent) bytes sent")
     }
