@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
         // `swift package generate-documentation` (DocC); .ci/run builds every library's docs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // SwiduxSync's HTTP on Linux (Apple platforms use URLSession).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Core: effects, reducers, Store, MVIStore, EntityStore, persistence middleware, undo.
@@ -48,7 +52,8 @@ let package = Package(
         ),
         // The sync wire format: Codable messages only, no dependency (Server/ uses it too).
         .target(name: "SwiduxSyncWire"),
-        // The sync client: outbox triggers, push/pull over Foundation's URLSession (no SwiftNIO).
+        // The sync client: outbox triggers, push/pull over URLSession on Apple platforms and
+        // AsyncHTTPClient on Linux (FoundationNetworking's URLSession spins a core while it waits).
         .target(
             name: "SwiduxSync",
             dependencies: [
@@ -57,6 +62,11 @@ let package = Package(
                 // sqlite3_db_status: whether a pulled page left a foreign key unresolved.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
             ]
         ),
         // TestStore, in-memory persistence backend, test clock re-export.

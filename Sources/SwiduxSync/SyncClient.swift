@@ -79,16 +79,20 @@ public actor SyncClient {
     ///
     /// - Parameters:
     ///   - database: A writable database.
-    ///   - server: The server's base URL (`http://host:port`).
+    ///   - server: The server's base URL (`https://host` or `http://host:port`).
     ///   - token: A bearer token of the space (`swidux-sync-server token create`).
     ///   - tables: The tables to sync, named like on every other client of the space.
     ///   - pageSize: Rows asked for per pull request (at most, and by default,
     ///     `SyncProtocol.maxPullLimit`; the server also bounds a page in bytes).
+    ///   - trustedCertificates: Certificate authorities trusted for an `https://` server
+    ///     besides the system's (a private or test CA); nil: the system's only.
     ///   - logger: Where failures and retries are logged.
     /// - Throws: ``SyncError/local(_:)`` when the database cannot be prepared (read-only,
     ///   a table missing, an invalid table name).
     public init(database: SwiduxDatabase, server: URL, token: String, tables: [SyncTable],
-                pageSize: Int = SyncProtocol.maxPullLimit, logger: Logger = Logger(label: "swidux.sync")) throws {
+                pageSize: Int = SyncProtocol.maxPullLimit,
+                trustedCertificates: SyncTrustedCertificates? = nil,
+                logger: Logger = Logger(label: "swidux.sync")) throws {
         self.pageSize = max(1, min(pageSize, SyncProtocol.maxPullLimit))
         self.database = database
         do {
@@ -98,7 +102,7 @@ public actor SyncClient {
         } catch {
             throw SyncError.local(error)
         }
-        transport = SyncTransport(server: server, token: token)
+        transport = SyncTransport(server: server, token: token, trusting: trustedCertificates)
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: SyncEvent.self, bufferingPolicy: .bufferingNewest(100))
         (newConflicts, conflictContinuation) = AsyncStream.makeStream(of: SyncConflict.self, bufferingPolicy: .bufferingNewest(100))

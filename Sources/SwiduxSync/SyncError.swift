@@ -44,6 +44,7 @@ public enum SyncError: Error, CustomStringConvertible {
 
     /// One phrase for a network failure (not Foundation's error dump).
     private static func reason(_ error: any Error) -> String {
+        if let error = error as? HTTPFailure { return error.description }
         if let error = error as? URLError {
             switch error.code {
             case .cannotConnectToHost: return "connection refused"

@@ -1,23 +1,22 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import SwiduxSyncWire
 
-/// The HTTP side of a ``SyncClient``: Foundation's `URLSession`, bearer token, and the
-/// mapping of answers to ``SyncError``.
+/// The HTTP side of a ``SyncClient``: the platform's HTTP client (``HTTPExchange``), the
+/// bearer token, and the mapping of answers to ``SyncError``.
 struct SyncTransport: Sendable {
     let server: URL
     let token: String
-    let session: URLSession
+    let exchange: HTTPExchange
 
-    init(server: URL, token: String) {
+    /// The longest answer read: a pull page (the server's page bound, at most a push's 16 MiB,
+    /// and its last row, which a push could make as large as a whole request) with 1 MiB of
+    /// headroom. A longer answer is refused before it fills the memory.
+    static let maxAnswerBytes = 2 * SyncProtocol.maxBodyBytes + (1 << 20)
+
+    init(server: URL, token: String, trusting certificates: SyncTrustedCertificates? = nil) {
         self.server = server
         self.token = token
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = TimeInterval(SyncProtocol.maxWaitSeconds + 30)
-        configuration.httpMaximumConnectionsPerHost = 4
-        session = URLSession(configuration: configuration)
+        exchange = HTTPExchange(server: server, trusting: certificates)
     }
 
     /// Sends one request; the answer's body when the status is 2xx.
@@ -27,15 +26,10 @@ struct SyncTransport: Sendable {
             components.queryItems = query
             url = components.url ?? url
         }
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await perform(request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        var headers = [("Authorization", "Bearer \(token)")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let (status, data) = try await exchange.send(method, url, headers: headers, body: body, timeout: .seconds(timeout),
+                                                     maxBodyBytes: Self.maxAnswerBytes)
         switch status {
         case 200..<300:
             return data
@@ -70,38 +64,6 @@ struct SyncTransport: Sendable {
             throw SyncError.rejected(status: 200, message: "an answer that is not a \(Answer.self): \(error)")
         }
     }
-
-    /// One data task, cancelled when the calling task is.
-    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
-        #if canImport(Glibc)
-        // FoundationNetworking's URLSession spins a core while it waits for an answer.
-        if request.url?.scheme?.lowercased() == "http" {
-            do {
-                return try await PlainHTTPClient.send(request, timeout: request.timeoutInterval)
-            } catch let failure as PlainHTTPClient.Failure {
-                throw SyncError.unreachable(server, underlying: failure.urlError)
-            }
-        }
-        #endif
-        let box = TaskBox()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: SyncError.unreachable(server, underlying: error))
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: SyncError.unreachable(server, underlying: URLError(.badServerResponse)))
-                    }
-                }
-                box.set(task)
-                task.resume()
-            }
-        } onCancel: {
-            box.cancel()
-        }
-    }
 }
 
 /// A refusal the client acts on (409 with a ``SyncErrorBody/Code``); ``SyncClient`` turns
@@ -112,27 +74,4 @@ struct CodedRefusal: Error {
     let message: String
 
     var syncError: SyncError { .rejected(status: status, message: message) }
-}
-
-/// The running data task, for cancellation from another thread.
-private final class TaskBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var cancelled = false
-
-    func set(_ task: URLSessionDataTask) {
-        let cancel = lock.withLock { () -> Bool in
-            self.task = task
-            return cancelled
-        }
-        if cancel { task.cancel() }
-    }
-
-    func cancel() {
-        let task = lock.withLock { () -> URLSessionDataTask? in
-            cancelled = true
-            return self.task
-        }
-        task?.cancel()
-    }
 }

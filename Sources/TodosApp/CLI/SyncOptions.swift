@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 import SwiduxSync
 
-/// `--sync <url>` and `--sync-token <token>` (else `TODOS_SYNC_URL`, `TODOS_SYNC_TOKEN`).
+/// `--sync <url>`, `--sync-token <token>` and `--sync-ca-file <file>` (else `TODOS_SYNC_URL`,
+/// `TODOS_SYNC_TOKEN`, `TODOS_SYNC_CA_FILE`).
 public struct SyncOptions: ParsableArguments {
     @Option(name: .customLong("sync"), help: ArgumentHelp("The sync server's URL, e.g. http://127.0.0.1:8080 (default: $TODOS_SYNC_URL). The UI then syncs continuously.", valueName: "url"))
     public var url: String?
@@ -11,7 +12,21 @@ public struct SyncOptions: ParsableArguments {
     @Option(name: .customLong("sync-token"), help: ArgumentHelp("The sync token of your space (default: $TODOS_SYNC_TOKEN); `swidux-sync-server token create` makes one.", valueName: "token"))
     public var token: String?
 
+    @Option(name: .customLong("sync-ca-file"), help: ArgumentHelp("A PEM file of certificate authorities to trust for an https:// sync server besides the system's, e.g. a private CA (default: $TODOS_SYNC_CA_FILE).", valueName: "file"))
+    public var caFile: String?
+
     public init() {}
+
+    /// The certificate authorities of `--sync-ca-file` (else `TODOS_SYNC_CA_FILE`); nil when
+    /// neither names a file. A file that cannot be read or holds no certificate is an error.
+    func trustedCertificates(parent: SyncOptions? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SyncTrustedCertificates? {
+        guard let path = nonEmpty(caFile) ?? nonEmpty(parent?.caFile) ?? nonEmpty(environment["TODOS_SYNC_CA_FILE"]) else { return nil }
+        do {
+            return try SyncTrustedCertificates(contentsOf: URL(fileURLWithPath: DatabaseLocation.expand(path)))
+        } catch {
+            throw TodosError("\(error)")
+        }
+    }
 
     /// The server and token, from the options or the environment; `nil` when neither
     /// names a server. A server without a token, or an invalid URL, is an error.
@@ -57,9 +72,9 @@ extension AppDatabase {
         }
     }
 
-    /// A sync client for this database.
-    func syncClient(url: URL, token: String) throws -> SyncClient {
-        try SyncClient(database: database, server: url, token: token, tables: Self.syncTables)
+    /// A sync client for this database, trusting `trusted` besides the system's CAs.
+    func syncClient(url: URL, token: String, trusted: SyncTrustedCertificates? = nil) throws -> SyncClient {
+        try SyncClient(database: database, server: url, token: token, tables: Self.syncTables, trustedCertificates: trusted)
     }
 }
 
@@ -82,6 +97,7 @@ extension TodosCommand {
             guard let (url, token) = try sync.resolved(parent: parent.sync) else {
                 throw TodosError("no sync server: pass --sync <url> or set TODOS_SYNC_URL")
             }
+            let trusted = try sync.trustedCertificates(parent: parent.sync)
             let path = databasePath
             let database: AppDatabase
             do {
@@ -92,7 +108,7 @@ extension TodosCommand {
             defer { try? database.close() }
             let report: SyncReport
             do {
-                report = try await database.syncClient(url: url, token: token).sync()
+                report = try await database.syncClient(url: url, token: token, trusted: trusted).sync()
             } catch let error as SyncError {
                 throw TodosError(error.description)
             } catch {

@@ -23,7 +23,8 @@ public struct TodosCommand: AsyncParsableCommand {
 
             Sync across devices: run a swidux-sync-server, then pass --sync <url> and \
             --sync-token <token> (or set TODOS_SYNC_URL and TODOS_SYNC_TOKEN): the UI syncs \
-            continuously and keeps working offline; `todos sync` syncs once.
+            continuously and keeps working offline; `todos sync` syncs once. For an https:// \
+            server whose certificate a private CA signed, pass --sync-ca-file <file> (PEM).
             """,
         subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Conflicts.self, Replay.self, Stress.self, Check.self, TimeKeys.self]
     )
@@ -40,10 +41,11 @@ public struct TodosCommand: AsyncParsableCommand {
     public func run() async throws {
         let path = DatabaseLocation.resolve(option: options.db)
         let sync = try sync.resolved()
+        let trusted = try self.sync.trustedCertificates()
         // The UI owns the terminal: the library's log goes to a file from here on.
         let logProblem = LogFile.bootstrap(path: LogFile.resolve(option: log))
         let record = record.map { URL(fileURLWithPath: DatabaseLocation.expand($0)) }
-        try await TerminalUI.run(databasePath: path, sync: sync, notice: logProblem, record: record)
+        try await TerminalUI.run(databasePath: path, sync: sync, trusting: trusted, notice: logProblem, record: record)
     }
 }
 
@@ -265,7 +267,7 @@ extension TodosCommand {
     /// For `todos add "-x"`: an argument that looks like an option but is none of ours is
     /// probably a title (or list or tag) starting with '-': say how to pass it.
     static func dashHint(_ arguments: [String]) -> String? {
-        let known: Set<String> = ["--db", "--list", "--tag", "--json", "--undo", "--help", "-h", "--count", "--interval-ms", "--version", "--sync", "--sync-token", "--record", "--log", "--step", "--summary"]
+        let known: Set<String> = ["--db", "--list", "--tag", "--json", "--undo", "--help", "-h", "--count", "--interval-ms", "--version", "--sync", "--sync-token", "--sync-ca-file", "--record", "--log", "--step", "--summary"]
         guard !arguments.contains("--"),
               let odd = arguments.first(where: { $0.hasPrefix("-") && $0.count > 1 && !known.contains($0.split(separator: "=").first.map(String.init) ?? $0) })
         else { return nil }

@@ -44,10 +44,11 @@ public final class TerminalUI {
 
     /// Opens the database at `path` and runs the UI until the user quits; with `sync`,
     /// syncs continuously with that server (failures are status messages; the UI keeps
-    /// working offline and sync retries).
+    /// working offline and sync retries), trusting `trusted` besides the system's CAs.
     /// `notice` is shown on the status line first (e.g. the log file could not be opened).
     public static func run(
-        databasePath path: String, sync: (url: URL, token: String)? = nil, notice: String? = nil, record: URL? = nil
+        databasePath path: String, sync: (url: URL, token: String)? = nil, trusting trusted: SyncTrustedCertificates? = nil,
+        notice: String? = nil, record: URL? = nil
     ) async throws {
         guard TerminalIO.isTerminal(STDIN_FILENO), TerminalIO.isTerminal(STDOUT_FILENO) else {
             throw TodosError("the interactive UI needs a terminal; use a subcommand instead (see `todos --help`)")
@@ -57,7 +58,7 @@ public final class TerminalUI {
         let ui = TerminalUI(app: app)
         if let sync {
             do {
-                ui.syncClient = try app.database.syncClient(url: sync.url, token: sync.token)
+                ui.syncClient = try app.database.syncClient(url: sync.url, token: sync.token, trusted: trusted)
             } catch {
                 throw TodosError("cannot set up sync: \(error)")
             }

@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A TCP server on 127.0.0.1 that answers each request with what a test writes, byte for
+/// byte (a hostile or broken HTTP server), and records what it received. A connection
+/// stays open after an answer, for the next request, until the client closes it.
+final class ScriptedHTTPServer: @unchecked Sendable {
+    /// Writes bytes to the client; false once the client has closed the connection.
+    typealias Write = (Data) -> Bool
+    /// Answers the request whose head (request line and headers, as text) is given.
+    typealias Answer = @Sendable (_ head: String, _ write: Write) -> Void
+
+    let port: UInt16
+    private let descriptor: Int32
+    private let lock = NSLock()
+    private var open: [Int32] = []
+    private var heads: [String] = []
+    private var accepted = 0
+    private var sent = 0
+    private var stopped = false
+
+    init(answer: @escaping Answer) throws {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 64) == 0 else { close(descriptor); throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        self.descriptor = descriptor
+        Thread.detachNewThread { [weak self] in
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                guard let self, self.keep(connection) else { close(connection); return }
+                Thread.detachNewThread { self.serve(connection, answer: answer) }
+            }
+        }
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The heads of the requests received so far, in order.
+    var requestHeads: [String] { lock.withLock { heads } }
+    /// The connections accepted so far.
+    var connections: Int { lock.withLock { accepted } }
+    /// The bytes written to clients so far.
+    var bytesSent: Int { lock.withLock { sent } }
+
+    private func keep(_ connection: Int32) -> Bool {
+        lock.withLock {
+            if stopped { return false }
+            open.append(connection)
+            accepted += 1
+            return true
+        }
+    }
+
+    private func serve(_ connection: Int32, answer: Answer) {
+        defer {
+            // Forgotten first, so that stop() cannot shut down a reused descriptor.
+            lock.withLock { open.removeAll { $0 == connection } }
+            close(connection)
+        }
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            // A head, then a body of Content-Length bytes.
+            var headEnd: Range<Data.Index>?
+            while headEnd == nil {
+                headEnd = buffer.range(of: Data("\r\n\r\n".utf8))
+                if headEnd != nil { break }
+                let count = recv(connection, &chunk, chunk.count, 0)
+                guard count > 0 else { return }
+                buffer.append(contentsOf: chunk[0..<count])
+            }
+            guard let end = headEnd else { return }
+            let head = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
+            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            while buffer.distance(from: end.upperBound, to: buffer.endIndex) < length {
+                let count = recv(connection, &chunk, chunk.count, 0)
+                guard count > 0 else { return }
+                buffer.append(contentsOf: chunk[0..<count])
+            }
+            buffer = Data(buffer[buffer.index(end.upperBound, offsetBy: length)...])
+            lock.withLock { heads.append(head) }
+            answer(head) { data in self.write(data, to: connection) }
+        }
+    }
+
+    private func write(_ data: Data, to connection: Int32) -> Bool {
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { bytes in
+                send(connection, bytes.baseAddress! + offset, data.count - offset, Self.noSignal)
+            }
+            guard written > 0 else { return false }
+            offset += written
+            lock.withLock { sent += written }
+        }
+        return true
+    }
+
+    #if canImport(Glibc)
+    private static let noSignal = Int32(MSG_NOSIGNAL)
+    #else
+    private static let noSignal: Int32 = 0
+    #endif
+
+    /// Closes the listening socket and every connection.
+    func stop() {
+        let connections = lock.withLock { () -> [Int32]? in
+            if stopped { return nil }
+            stopped = true
+            defer { open.removeAll() }
+            return open
+        }
+        guard let connections else { return }
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        close(descriptor)
+        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+    }
+
+    deinit { stop() }
+}
