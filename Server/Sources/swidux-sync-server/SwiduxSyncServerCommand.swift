@@ -15,21 +15,17 @@ struct SwiduxSyncServerCommand: AsyncParsableCommand {
 
 /// Options every subcommand shares.
 ///
-/// `--postgres` is required, but checked in `validate()` rather than by the parser: the
-/// parser names a missing option before an unknown one, so `serve --bogus` said
+/// `--postgres` is required, but checked when the command runs rather than by the parser or
+/// `validate()`: both come before the check for unknown options, so `serve --bogus` said
 /// "missing --postgres" instead of naming `--bogus`.
 struct DatabaseOptions: ParsableArguments {
     @Option(help: "The PostgreSQL database (required): postgres://user[:password]@host[:port]/database (or ...@/database?host=/socket/dir).")
     var postgres: String?
 
-    func validate() throws {
-        guard postgres != nil else {
+    func url() throws -> PostgresURL {
+        guard let postgres else {
             throw ValidationError("missing --postgres <url>: the PostgreSQL database, postgres://user[:password]@host[:port]/database")
         }
-    }
-
-    func url() throws -> PostgresURL {
-        guard let postgres else { throw ValidationError("missing --postgres <url>") }
         do { return try PostgresURL(postgres) } catch { throw ValidationError("\(error)") }
     }
 }
@@ -52,8 +48,6 @@ struct Serve: AsyncParsableCommand {
     var maxConnectionsPerAddress = 64
 
     func validate() throws {
-        // Required, checked here so that an unknown option is named first (see DatabaseOptions).
-        guard port != nil else { throw ValidationError("missing --port <n>: the port to listen on (0: any free port)") }
         for (name, value) in [("--database-timeout", databaseTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
             guard value > 0, value <= 86_400 else {
                 throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(value)")
@@ -75,7 +69,10 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "swidux-sync-server")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .notice
-        let server = SyncServer(postgres: try database.url(), host: host, port: port ?? 0, limits: limits(), logger: logger)
+        let postgres = try database.url()
+        // Required, checked here so that an unknown option is named first (see DatabaseOptions).
+        guard let port else { throw ValidationError("missing --port <n>: the port to listen on (0: any free port)") }
+        let server = SyncServer(postgres: postgres, host: host, port: port, limits: limits(), logger: logger)
         let host = self.host
         try await server.run(stopOnSignals: true) { port in
             // Tests and scripts read this line to learn the port.
