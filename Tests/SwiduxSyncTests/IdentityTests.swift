@@ -80,7 +80,7 @@ struct IdentityTests {
         // Two flushes: a store's dictionary would merge them too.
         try await fixture.flush(folders: [Folder(id: "caf\u{E9}", name: "composed")])
         try await fixture.flush(folders: [Folder(id: "cafe\u{301}", name: "decomposed")])
-        #expect(try fixture.database.writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM \(NotesSchema.folders.name)") } == 2)
+        #expect(try await fixture.database.writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM \(NotesSchema.folders.name)") } == 2)
         let changes = try fixture.engine.preparePush().flatMap { try $0.decoded().changes }
         #expect(changes.count == 2)
         #expect(Set(changes.compactMap { if case .text(let id) = $0.id { Array(id.utf8) } else { nil } }).count == 2)
