@@ -170,6 +170,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         let removed = layout.removedIDs(in: patch)
         if !removed.isEmpty {
             undoStack.editPatches { layout.forget(removed, in: &$0) }
+            undoStatusChanged()   // a step left empty was dropped: `canUndo` may be false now
         }
         notifyObservers()
     }
@@ -386,10 +387,23 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
     /// parameter: passing the state copies it, which retains every slice it holds, per send.)
     private func currentUndoLayout() -> UndoLayout<State> {
         if let undoLayout { return undoLayout }
-        let layout = UndoLayout(recording: undoStack?.recordedPaths ?? [])
+        let layout = UndoLayout(recording: recordedUndoPaths())
         undoLayout = layout
         unretainedUndoLayout = Unmanaged.passUnretained(layout)
         return layout
+    }
+
+    /// The parts of the state an undo step records: the ones the app named; with none named,
+    /// the entity stores the store persists (its writers' key paths), so that undo never puts
+    /// back UI state nor a row another writer changed since; the whole state (snapshot mode)
+    /// only for a store without persistence.
+    private func recordedUndoPaths() -> [UndoRecordedPath<State>] {
+        let named = undoStack?.recordedPaths ?? []
+        guard named.isEmpty, let persistence else { return named }
+        var seen = Set<AnyKeyPath>()
+        return persistence.writers.compactMap { writer in
+            seen.insert(writer.undoPath.keyPath).inserted ? writer.undoPath : nil
+        }
     }
 
     private func runDeferredHistoryMoves() {
