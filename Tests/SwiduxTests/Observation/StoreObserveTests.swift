@@ -162,26 +162,30 @@ struct StoreObserveTests {
     @Test(.timeLimit(.minutes(1))) func aLoopOverValuesEndsWhenTheStoreIsReleased() async {
         var store: Store<State, Action>? = Store(initialState: State(), reducer: Reducer(), environment: ())
         let values = store!.values(of: \.count)
+        var seen: [Int] = []
+        var ended = false
         let loop = Task { @MainActor in
-            var seen: [Int] = []
             for await count in values { seen.append(count) }
-            return seen
+            ended = true
         }
         await settle()
         store?.send(.increment)
         await settle()
         store = nil
-        #expect(await loop.value == [0, 1])
+        #expect(await waitUntil { ended })
+        #expect(seen == [0, 1])
+        loop.cancel()
     }
 
     @Test(.timeLimit(.minutes(1))) func valuesOfAScopedStoreFollowWhileTheRootLivesAndEndWithIt() async {
         var root: Store<State, Action>? = Store(initialState: State(), reducer: Reducer(), environment: ())
         // The scoped store itself is released at once: the sequence goes on with the root.
         let values = root!.scope(state: \.count, embed: { $0 }).values(of: \.self)
+        var seen: [Int] = []
+        var ended = false
         let loop = Task { @MainActor in
-            var seen: [Int] = []
             for await count in values { seen.append(count) }
-            return seen
+            ended = true
         }
         await settle()
         root?.send(.increment)
@@ -189,6 +193,8 @@ struct StoreObserveTests {
         root?.send(.increment)
         await settle()
         root = nil
-        #expect(await loop.value == [0, 1, 2])
+        #expect(await waitUntil { ended })
+        #expect(seen == [0, 1, 2])
+        loop.cancel()
     }
 }
