@@ -7,6 +7,7 @@
 //        swidux-crash-writer sql <database path> <sql>
 //        swidux-crash-writer raw-sql <database path> <sql>
 //        swidux-crash-writer follow-writer <database path> <seed> <steps> <done file> <other done file> <dump file>
+//        swidux-crash-writer commits <database path> <count> <go file prefix>
 //
 // `sql` runs the statements in one transaction (a plain SQL writer) and exits 0.
 // `raw-sql` runs the statements through a plain GRDB connection to any database (foreign
@@ -16,6 +17,10 @@
 // randomized test): `steps` random puts and deletes of ids 0..<20 with random flush timing,
 // a final flush, then it creates the done file, waits for the other writer's, waits until
 // its store equals the file (at most 20 s) and writes its store's rows as JSON to the dump file.
+// `commits` is a long-running writer (an app that keeps its database open): for n in
+// 1...count it waits until the file "<go file prefix>n" exists, then commits one row
+// (id n) to table "a" — appended to the `-wal`, as a running app's flush is — and closes
+// the database at the end.
 //
 // `migrate` waits until the go file exists (so that many children start at once), opens
 // (creating) the database with `concurrentMigrations`, appends one row to table "log"
@@ -130,6 +135,24 @@ if arguments.count == 3, arguments[1] == "read" || arguments[1] == "read-then-wr
                 print("\(error)")
                 exit(3)
             }
+        }
+        try database.close()
+        exit(0)
+    } catch {
+        fail("\(error)", status: 1)
+    }
+}
+
+if arguments.count == 5, arguments[1] == "commits", let count = Int(arguments[3]) {
+    do {
+        let database = try SwiduxDatabase(path: arguments[2], migrations: migrations)
+        for n in 1...max(count, 1) {
+            while !FileManager.default.fileExists(atPath: arguments[4] + "\(n)") {
+                if getppid() != parent { exit(2) }
+                usleep(500)
+            }
+            let row = CrashRow(id: n, flush: n, payload: "commit \(n)")
+            try await database.performAtomically([{ db in _ = try tableA.write(WriteBatch(writes: [row]), in: db) }])
         }
         try database.close()
         exit(0)

@@ -7,10 +7,26 @@ import Glibc
 /// an inotify watch on the file's directory on Linux, filtered by name. Elsewhere it does
 /// nothing, and the slow poll of ``ChangeFeed`` and of the sync client's push loop finds
 /// other processes' commits. Idle, it costs no wake-up: the kernel reports writes only.
+///
+/// A write is reported as it happens, which for a commit is **before** readers can see it:
+/// SQLite appends the transaction's frames to the `-wal` (the events), syncs the file, and
+/// only then publishes the commit in the wal-index, shared memory that reports nothing. A
+/// waiter woken by the event and checking at once may find nothing new, and no further event
+/// comes. So each batch of events is followed by echoes — `onChange` again 1, 3, 7, …, 255 ms
+/// after it (the sequence starts over with each new batch) — and a commit becomes visible to
+/// a waiter at most about twice its publishing delay after its last write. (An app that keeps
+/// its database open commits this way every time; a process that closes its database after
+/// writing makes further events, its checkpoint, which hid the delay.)
 final class FileChangeWatch: @unchecked Sendable {
     #if canImport(Glibc)
     private let source: (any DispatchSourceRead)?
+    private let echoes: (any DispatchSourceTimer)?
     #endif
+
+    /// The delay before the first echo; each next echo doubles it.
+    static var firstEcho: Int { 1 }   // milliseconds
+    /// How many echoes follow a batch of events.
+    static var echoCount: Int { 8 }
 
     init(path: String, onChange: @escaping @Sendable () -> Void) {
         #if canImport(Glibc)
@@ -23,21 +39,39 @@ final class FileChangeWatch: @unchecked Sendable {
         else {
             if descriptor >= 0 { close(descriptor) }
             source = nil
+            echoes = nil
             return
         }
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global(qos: .utility))
+        // One serial queue: the event handler and the echo timer share `sent`.
+        let queue = DispatchQueue(label: "swidux.file-change-watch", qos: .utility)
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        let echoes = DispatchSource.makeTimerSource(queue: queue)
+        let sent = EchoCount()
         source.setEventHandler {
-            if Self.drain(descriptor, names: names) { onChange() }
+            guard Self.drain(descriptor, names: names) else { return }
+            onChange()
+            sent.value = 0
+            echoes.schedule(deadline: .now() + .milliseconds(Self.firstEcho))
+        }
+        echoes.setEventHandler {
+            onChange()
+            sent.value += 1
+            let next = sent.value < Self.echoCount ? Self.firstEcho << sent.value : nil
+            echoes.schedule(deadline: next.map { .now() + .milliseconds($0) } ?? .distantFuture)
         }
         source.setCancelHandler { close(descriptor) }
+        echoes.schedule(deadline: .distantFuture)
+        echoes.resume()
         source.resume()
         self.source = source
+        self.echoes = echoes
         #endif
     }
 
     func cancel() {
         #if canImport(Glibc)
         source?.cancel()
+        echoes?.cancel()
         #endif
     }
 
@@ -67,4 +101,9 @@ final class FileChangeWatch: @unchecked Sendable {
         }
     }
     #endif
+}
+
+/// The echoes sent since the last batch of events (used on the watch's queue only).
+private final class EchoCount: @unchecked Sendable {
+    var value = 0
 }

@@ -54,3 +54,41 @@ struct IdleWakeUpTests {
     }
     #endif
 }
+
+#if canImport(Glibc)
+/// A running app keeps its database open: its commits only append to the `-wal`, and the
+/// write is reported before the commit is visible to readers. Every such commit must wake a
+/// follower — not only the first ones — well before its slow poll.
+@MainActor
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct LongRunningWriterWakeUpTests {
+    @Test("Ten commits in a row of a long-running writer each wake a follower that never polls")
+    func everyCommitOfALongRunningWriterWakesTheFollower() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        let database = try SwiduxDatabase(path: path, migrations: CrashAtomicityTests.migrations)
+        let persistence = PersistenceMiddleware<ChildState>(
+            writers: [database.stateWriter(for: \.a, table: CrashAtomicityTests.tableA)], clock: TestClock())
+        var state = ChildState()
+        state.a = try await database.hydrate(CrashAtomicityTests.tableA)
+        let store = Store(initialState: state, reducer: ChildReducer(), environment: (), persistence: persistence)
+        // A poll an hour apart: whatever reaches the store was woken by a notification.
+        let feed = try store.follow(database, every: .seconds(3600))
+        try await Task.sleep(for: .milliseconds(300))   // the first check and its batch
+
+        let writer = try CrashAtomicityTests.crashWriterPath()
+        let go = directory.path("go-")
+        let log = directory.path("child.log")
+        let child = Task.detached { try await ChildProcess.run([writer, "commits", path, "10", go], output: log) }
+        var reachedAll = true
+        for n in 1...10 {
+            // The writer commits row n once told to, the previous one having reached the store.
+            _ = FileManager.default.createFile(atPath: go + "\(n)", contents: nil)
+            guard reachedAll else { continue }
+            reachedAll = await eventually(seconds: 20) { store.state.a.ids.contains(n) }
+            #expect(reachedAll, "commit \(n) of the writer did not wake the follower (\(feed.wakeUps) wake-ups)")
+        }
+        #expect(try await child.value == 0)
+    }
+}
+#endif

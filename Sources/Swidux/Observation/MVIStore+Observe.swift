@@ -1,7 +1,8 @@
 extension MVIStore {
     /// Runs `apply` now, and again after every change of the state it read: UIKit and AppKit
     /// code renders from the store this way, without Combine.
-    /// The observation lasts while the returned token is held.
+    /// The observation lasts while the returned token is held. A closure that sends, and so
+    /// changes the state it read, runs again at once until what it read is current.
     ///
     /// ```swift
     /// override func viewDidLoad() {

@@ -371,6 +371,7 @@ final class ObservationTracker<State>: Observable {
         first?.notify(self)
         for slice in more { slice.notify(self) }
         for key in keys {
+            ObservedRun.noteChange(self, key)
             entryRegistrar.willSet(sliceKeys, keyPath: key)
             entryRegistrar.didSet(sliceKeys, keyPath: key)
         }

@@ -52,6 +52,7 @@ where Entity.ID: Sendable {
             rows[id] = key
         }
         tracker.entryRegistrar.access(tracker.sliceKeys, keyPath: key)
+        ObservedRun.noteRead(tracker, key)
     }
 
     override func membership() {
@@ -64,6 +65,7 @@ where Entity.ID: Sendable {
             membershipKey = key
         }
         tracker.entryRegistrar.access(tracker.sliceKeys, keyPath: key)
+        ObservedRun.noteRead(tracker, key)
     }
 
     override func whole() {

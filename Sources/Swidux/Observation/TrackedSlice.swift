@@ -37,9 +37,13 @@ final class TrackedSlice {
     }
 
     /// Registers a read with the current observer.
-    func access<State>(_ tracker: ObservationTracker<State>) { tracker.registrar.access(tracker.sliceKeys, keyPath: key) }
+    @MainActor func access<State>(_ tracker: ObservationTracker<State>) {
+        tracker.registrar.access(tracker.sliceKeys, keyPath: key)
+        ObservedRun.noteRead(tracker, key)
+    }
     /// Notifies the observers of this slice.
-    func notify<State>(_ tracker: ObservationTracker<State>) {
+    @MainActor func notify<State>(_ tracker: ObservationTracker<State>) {
+        ObservedRun.noteChange(tracker, key)
         tracker.registrar.willSet(tracker.sliceKeys, keyPath: key)
         tracker.registrar.didSet(tracker.sliceKeys, keyPath: key)
     }

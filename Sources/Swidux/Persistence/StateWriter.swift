@@ -24,6 +24,9 @@ public final class StateWriter<State> {
     /// Nonisolated (it only runs on the main actor, called by the middleware): a closure
     /// typed `@MainActor` checks its executor on entry, a few hundred instructions per call.
     let drainState: (inout State) -> Bool
+    /// The writer's entity store as an undoable part: what a store's undo records when the
+    /// app names no part (``UndoMiddleware/init(maxDepth:)``).
+    let undoPath: UndoRecordedPath<State>
 
     /// Every initializer ends here: `drain` is built by the caller, in inlinable code.
     @usableFromInline
@@ -35,6 +38,7 @@ public final class StateWriter<State> {
         self.name = "\(keyPath)"
         self.box = box
         self.drainState = drain
+        self.undoPath = UndoRecordedPath(keyPath)
     }
 
     /// The seed form: the closure receives the upserted entities and the deleted ids.

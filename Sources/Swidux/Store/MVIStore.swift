@@ -38,6 +38,7 @@ public final class MVIStore<State, Intent, Action>: Observable {
         get {
             if tracked == nil { tracked = TrackedValue(root: _state, read: { $0 }) }
             registrar.access(self, keyPath: \.state)
+            ObservedRun.noteRead(self, \MVIStore.state)
             return _state
         }
         set { _state = newValue }
@@ -140,6 +141,7 @@ public final class MVIStore<State, Intent, Action>: Observable {
     private func notifyIfChanged() {
         guard var tracked, tracked.update(from: _state) else { return }
         self.tracked = tracked
+        ObservedRun.noteChange(self, \MVIStore.state)
         registrar.willSet(self, keyPath: \.state)
         registrar.didSet(self, keyPath: \.state)
     }

@@ -49,7 +49,8 @@ public final class Store<State, Action>: SwiduxDispatcher, Observable {
     ///   - environment: the dependencies handed to the reducer (services, clocks, ids).
     ///   - middleware: hooks around every reduce, in order (e.g. ``LoggingMiddleware``).
     ///   - persistence: drains ``EntityStore`` change logs after every reduce and persists them.
-    ///   - undo: enables ``undo()`` / ``redo()``.
+    ///   - undo: enables ``undo()`` / ``redo()``. With no part named, it records the entity
+    ///     stores `persistence` writes (only a store without persistence keeps whole states).
     ///   - undoPolicy: classifies each action for undo (default: the action's
     ///     ``UndoableAction/undoPolicy``, else `.record`).
     ///   - logger: where the store logs dispatch-loop warnings and unhandled effect errors.

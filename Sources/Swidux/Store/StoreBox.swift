@@ -21,6 +21,9 @@ protocol StoreBox<State, Action>: AnyObject, DerivedTracking {
     func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity>
     func dispatch(_ action: Action) -> StoreTask
     var root: any RootControls { get }
+    /// Reads the value at `keyPath` (observed) through the root box, held weakly: `nil`
+    /// once the root store is gone. A scoped store's read does not keep its store alive.
+    func weakRead<Value>(_ keyPath: KeyPath<State, Value>) -> @MainActor () -> Value?
 }
 
 /// What every store (root or scoped) forwards to its root.
@@ -167,6 +170,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         let removed = layout.removedIDs(in: patch)
         if !removed.isEmpty {
             undoStack.editPatches { layout.forget(removed, in: &$0) }
+            undoStatusChanged()   // a step left empty was dropped: `canUndo` may be false now
         }
         notifyObservers()
     }
@@ -174,7 +178,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
     /// Effects live while any store that can receive their actions lives: a scoped store
     /// keeps this box alive, so they stop when the last store (root or scoped) is released.
     deinit {
-        taskRegistry.cancelAll()
+        taskRegistry.storeReleased()
         statePointer.deinitialize(count: 1)
         statePointer.deallocate()
     }
@@ -192,6 +196,10 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         tracker.read(keyPath, in: statePointer)
     }
 
+    func weakRead<Value>(_ keyPath: KeyPath<State, Value>) -> @MainActor () -> Value? {
+        { [weak self] in self?.read(keyPath) }
+    }
+
     func track<Value>(_ keyPath: KeyPath<State, Value>) {
         tracker.track(keyPath, in: state)
     }
@@ -200,7 +208,10 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         ObservedEntities(state[keyPath: keyPath], observer: tracker.entitySlice(keyPath, in: state))
     }
 
-    func trackUndoStatus() { registrar.access(self, keyPath: \.undoStatus) }
+    func trackUndoStatus() {
+        registrar.access(self, keyPath: \.undoStatus)
+        ObservedRun.noteRead(self, \RootBox.undoStatus)
+    }
 
     func dispatch(_ action: Action) -> StoreTask {
         dispatch(action, followUpOf: nil, from: .ui)
@@ -331,6 +342,7 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         let status = (canUndo: canUndo, canRedo: canRedo)
         guard status != notifiedUndoStatus else { return }
         notifiedUndoStatus = status
+        ObservedRun.noteChange(self, \RootBox.undoStatus)
         registrar.willSet(self, keyPath: \.undoStatus)
         undoStatus &+= 1
         registrar.didSet(self, keyPath: \.undoStatus)
@@ -375,10 +387,23 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
     /// parameter: passing the state copies it, which retains every slice it holds, per send.)
     private func currentUndoLayout() -> UndoLayout<State> {
         if let undoLayout { return undoLayout }
-        let layout = UndoLayout(recording: undoStack?.recordedPaths ?? [])
+        let layout = UndoLayout(recording: recordedUndoPaths())
         undoLayout = layout
         unretainedUndoLayout = Unmanaged.passUnretained(layout)
         return layout
+    }
+
+    /// The parts of the state an undo step records: the ones the app named; with none named,
+    /// the entity stores the store persists (its writers' key paths), so that undo never puts
+    /// back UI state nor a row another writer changed since; the whole state (snapshot mode)
+    /// only for a store without persistence.
+    private func recordedUndoPaths() -> [UndoRecordedPath<State>] {
+        let named = undoStack?.recordedPaths ?? []
+        guard named.isEmpty, let persistence else { return named }
+        var seen = Set<AnyKeyPath>()
+        return persistence.writers.compactMap { writer in
+            seen.insert(writer.undoPath.keyPath).inserted ? writer.undoPath : nil
+        }
     }
 
     private func runDeferredHistoryMoves() {
@@ -447,6 +472,9 @@ final class ScopedBox<Parent: StoreBox, State, Action>: StoreBox {
     var currentState: State { parent.read(path) }
     var untrackedState: State { parent.untrackedState[keyPath: path] }
     func read<Value>(_ keyPath: KeyPath<State, Value>) -> Value { parent.read(path.appending(path: keyPath)) }
+    func weakRead<Value>(_ keyPath: KeyPath<State, Value>) -> @MainActor () -> Value? {
+        parent.weakRead(path.appending(path: keyPath))
+    }
     func track<Value>(_ keyPath: KeyPath<State, Value>) { parent.track(path.appending(path: keyPath)) }
     func observedEntities<Entity>(_ keyPath: KeyPath<State, EntityStore<Entity>>) -> ObservedEntities<Entity> {
         parent.observedEntities(path.appending(path: keyPath))

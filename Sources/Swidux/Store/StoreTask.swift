@@ -27,7 +27,14 @@ public struct StoreTask: Hashable, Sendable {
     }
 
     /// Waits until every effect started by the action, and by the actions those effects
-    /// sent, has finished. Cancelling the waiting task cancels those effects.
+    /// sent, has finished. Cancelling the waiting task cancels those effects, and from then on
+    /// they deliver no action: a task cancelled before it got here cancels them on entry.
+    ///
+    /// It runs where its caller runs (no hop to another executor before it watches for
+    /// cancellation): from the main actor, `await store.send(.a).finish()` watches the task
+    /// before any effect can deliver an action, so that a cancellation that comes meanwhile
+    /// cannot miss one.
+    nonisolated(nonsending)
     public func finish() async {
         guard let task else { return }
         await withTaskCancellationHandler {

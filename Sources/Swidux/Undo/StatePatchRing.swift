@@ -73,6 +73,22 @@ final class StatePatchRing {
         }
     }
 
+    /// Drops the steps `shouldRemove` names, keeping the others in order. O(steps).
+    func removeAll(where shouldRemove: (StatePatch) -> Bool) {
+        var kept = 0
+        for position in 0..<count {
+            let step = buffer + slot(position)
+            if shouldRemove(step.pointee) {
+                step.deinitialize(count: 1)
+                continue
+            }
+            // The slot of `kept` is free: its step was moved on or dropped.
+            if kept != position { (buffer + slot(kept)).moveInitialize(from: step, count: 1) }
+            kept += 1
+        }
+        count = kept
+    }
+
     /// Drops every step.
     func removeAll() {
         for position in 0..<count { (buffer + slot(position)).deinitialize(count: 1) }

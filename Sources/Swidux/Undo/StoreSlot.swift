@@ -15,7 +15,8 @@ protocol StoreSlot<State>: StoreStepRecorder {
     func apply(_ patch: UndoStorePatch, to state: inout State)
     func merge(_ newer: UndoStorePatch, into older: UndoStorePatch) -> UndoStorePatch
     func removedIDs(in patch: UndoStorePatch) -> Any?
-    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch
+    /// `patch` without the ids `ids`; `nil` when nothing is left of it.
+    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch?
 }
 
 final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreSlot where Entity.ID: Sendable {
@@ -88,10 +89,10 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
         return removed.isEmpty ? nil : removed
     }
 
-    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch {
+    func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch? {
         var kept = unsafeDowncast(patch, to: Box.self).patch
         kept.forget(ids as! Set<Entity.ID>)
-        return Box(kept)
+        return kept.isEmpty ? nil : Box(kept)
     }
 }
 

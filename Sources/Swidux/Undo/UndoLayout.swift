@@ -4,8 +4,9 @@ import Foundation
 /// undoable (``UndoMiddleware/init(maxDepth:recording:_:)``). Each named ``EntityStore`` is
 /// a store slot (it records the previous values of exactly the ids an action changed); each
 /// other named part is a field slot (kept whole when an action changed it). Parts not named
-/// are never recorded nor restored. With no part named, the whole state is one field: the
-/// snapshot mode, where a step keeps its previous value entire.
+/// are never recorded nor restored. With no part given, the whole state is one field: the
+/// snapshot mode, where a step keeps its previous value entire. (A store whose app named no
+/// part gives its persisted entity stores; only a store without persistence gives none.)
 ///
 /// Public Swift only: the app names the parts (no reflection can list a struct's stored
 /// properties as key paths with public API). A named part is reached through its byte
@@ -141,7 +142,8 @@ final class UndoLayout<State> {
         return removed
     }
 
-    /// Drops the ids of `removed` (from ``removedIDs(in:)``) from `patch`.
+    /// Drops the ids of `removed` (from ``removedIDs(in:)``) from `patch` (which is left
+    /// empty when it changed nothing else).
     func forget(_ removed: [Int: Any], in patch: inout StatePatch) {
         for (index, ids) in removed {
             guard let storePatch = patch.stores[index] else { continue }

@@ -37,10 +37,26 @@ import DequeModule
 /// the state's strings and arrays until those change).
 ///
 /// Named key paths may be nested (`\.data.items`); each part is named once (naming a part
-/// and a part inside it stops the store with a message). Without `recording:`, the **whole
-/// state is one part** (the snapshot mode): a step keeps the previous state entire, and undo
-/// puts it back entire, UI state included, over whatever changed since; prefer
-/// `recording:`.
+/// and a part inside it stops the store with a message).
+///
+/// **Without `recording:`** on a store with persistence, the undoable parts are the ones the
+/// store persists: the entity stores of its ``PersistenceMiddleware``'s writers, recorded as
+/// above, and nothing else — UI state is never put back, and a row another writer deleted
+/// or added is left as it is:
+///
+/// ```swift
+/// let store = Store(initialState: AppState(), reducer: AppReducer(), environment: .live,
+///                   persistence: PersistenceMiddleware(writers: [
+///                       StateWriter(keyPath: \.items) { writes, deletions in try await db.save(writes, deleting: deletions) },
+///                   ]),
+///                   undo: UndoMiddleware(maxDepth: 20))   // records \.items only
+/// ```
+///
+/// Only on a store **without persistence** is the whole state one part (the snapshot
+/// mode): a step keeps the previous state entire, and undo puts it back entire, UI state
+/// included, over whatever changed since; name the parts with `recording:` there too when
+/// the state holds more than what undo should restore. In every mode an action whose net
+/// effect is nothing records no step.
 ///
 /// **Standalone** (the hand-written store pattern), the middleware is a snapshot stack: push
 /// the state before each undoable reduce, pop it to undo.
@@ -67,7 +83,8 @@ public final class UndoMiddleware<State> {
     /// The snapshot stacks were used (standalone): the store's checks of `canUndo`/`canRedo`
     /// skip them otherwise (they are generic over the state: a metadata lookup each).
     private var usesSnapshots = false
-    /// The parts of the state named undoable (empty: the whole state, snapshot mode).
+    /// The parts of the state named undoable (empty: on a store, the persisted entity
+    /// stores, or the whole state in snapshot mode when it persists nothing).
     let recordedPaths: [UndoRecordedPath<State>]
     /// Called when the history changed outside a store's own moves (``removeAll()``): the
     /// store notifies the readers of `canUndo`/`canRedo`.
@@ -77,13 +94,16 @@ public final class UndoMiddleware<State> {
     @exclusivity(unchecked) private var patchRedo: [StatePatch] = []
     @exclusivity(unchecked) private var patchCoalescingRun = false
 
-    /// An empty history that keeps at most `maxDepth` undo steps, where the whole state is
-    /// one undoable part (snapshot mode: undo puts the whole previous state back, UI state
-    /// included). Prefer ``init(maxDepth:recording:_:)`` with a store; this form is the one
-    /// for standalone use.
+    /// An empty history that keeps at most `maxDepth` undo steps, with no part named. On a
+    /// store with persistence it records the parts the store persists (its writers' entity
+    /// stores) and nothing else; on a store without persistence, and standalone, the whole
+    /// state is one undoable part (snapshot mode: undo puts the whole previous state back, UI
+    /// state included).
     ///
     /// ```swift
     /// let undo = UndoMiddleware<AppState>(maxDepth: 50)
+    /// let store = Store(initialState: state, reducer: reducer, environment: env,
+    ///                   persistence: persistence, undo: undo)   // records the persisted stores
     /// ```
     public convenience init(maxDepth: Int = 100) {
         self.init(maxDepth: maxDepth, paths: [])
@@ -216,10 +236,23 @@ public final class UndoMiddleware<State> {
         patchUndo.append(patch) { undoLayoutRecycle(layout, &$0) }
     }
 
-    /// Applies `edit` to every undo and redo step. O(steps).
+    /// Applies `edit` to every undo and redo step, and drops the steps it left empty (an
+    /// undo that would change nothing is no step). O(steps).
     func editPatches(_ edit: (inout StatePatch) -> Void) {
-        for index in 0..<patchUndo.count { edit(&patchUndo[index]) }
-        for index in patchRedo.indices { edit(&patchRedo[index]) }
+        var emptied = false
+        for index in 0..<patchUndo.count {
+            edit(&patchUndo[index])
+            if patchUndo[index].isEmpty { emptied = true }
+        }
+        for index in patchRedo.indices {
+            edit(&patchRedo[index])
+            if patchRedo[index].isEmpty { emptied = true }
+        }
+        guard emptied else { return }
+        patchUndo.removeAll { $0.isEmpty }
+        patchRedo.removeAll { $0.isEmpty }
+        // A coalescing run continues into the newest step only if that step is still its own.
+        patchCoalescingRun = false
     }
 
     private func push(_ state: State) {

@@ -331,9 +331,9 @@ struct UndoPatchTests {
         #expect(store.state.library.name == "")
     }
 
-    @Test func withoutRecordingTheWholeStateIsOneStep() async throws {
-        // No part named: the state is kept whole (snapshot mode), and undo still works and
-        // persists through the normal path.
+    @Test func withoutRecordingAStoreWithPersistenceRecordsItsPersistedStores() async throws {
+        // No part named on a store with persistence: the writers' entity stores are recorded,
+        // nothing else (a wholesale replacement of the state changes `name` only here: no step).
         struct FixedState: Sendable { let name: String; var cards = EntityStore<Tile>() }
         struct FixedAction: Sendable { let mutate: @Sendable (inout FixedState) -> Void }
         let reducer = Reduce<FixedState, FixedAction, Void> { state, action, _ in action.mutate(&state); return nil }
@@ -344,15 +344,32 @@ struct UndoPatchTests {
         store.send(FixedAction { $0.cards[2] = tile(2) })
         store.send(FixedAction { $0 = FixedState(name: "m", cards: $0.cards) })
         store.undo()
-        #expect(store.state.name == "n")
-        store.undo()
+        #expect(store.state.name == "m")
         #expect(store.state.cards.ids == [1])
+        #expect(!store.canUndo)
         try await store.flush()
         #expect(backend.rows == [tile(1)])
         store.redo()
         #expect(store.state.cards.ids == [1, 2])
         try await store.flush()
         #expect(backend.rows == [tile(1), tile(2)])
+    }
+
+    @Test func withoutRecordingNorPersistenceTheWholeStateIsOneStep() {
+        // No part named, nothing persisted: the state is kept whole (snapshot mode).
+        struct FixedState: Sendable { let name: String; var cards = EntityStore<Tile>() }
+        struct FixedAction: Sendable { let mutate: @Sendable (inout FixedState) -> Void }
+        let reducer = Reduce<FixedState, FixedAction, Void> { state, action, _ in action.mutate(&state); return nil }
+        let store = Store(initialState: FixedState(name: "n", cards: [tile(1)]), reducer: reducer, environment: (),
+                          undo: UndoMiddleware())
+        store.send(FixedAction { $0.cards[2] = tile(2) })
+        store.send(FixedAction { $0 = FixedState(name: "m", cards: $0.cards) })
+        store.undo()
+        #expect(store.state.name == "n")
+        store.undo()
+        #expect(store.state.cards.ids == [1])
+        store.redo()
+        #expect(store.state.cards.ids == [1, 2])
     }
 
     @Test func anUndoRequestedWhileAnActionIsReducedRunsAfterIt() {
