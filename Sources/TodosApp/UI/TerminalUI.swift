@@ -100,8 +100,13 @@ public final class TerminalUI {
                     case .recovered:
                         if offline { continuation.yield(.event(.status("sync: connected to \(url.absoluteString) again"))) }
                         offline = false
-                    case .synced:
+                    case .synced(let report):
                         offline = false
+                        // Issue 43: another device's later edit replaced one of this device's.
+                        if let first = report.conflicts.first {
+                            let count = report.conflicts.count
+                            continuation.yield(.event(.status("sync: \(count) conflict\(count == 1 ? "" : "s"): \(TodosCommand.Conflicts.line(first)) — `todos conflicts` lists them")))
+                        }
                     }
                 }
             }
