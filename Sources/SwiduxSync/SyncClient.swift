@@ -558,7 +558,7 @@ public actor SyncClient {
 
 extension SyncClient {
     /// This device's open conflicts, oldest first: its values that another device's later
-    /// push replaced without having seen them, kept until ``dismiss(_:)``.
+    /// push replaced without having seen them, kept until dismissed (`dismiss(_:)`).
     ///
     /// ```swift
     /// for conflict in try await client.conflicts() {

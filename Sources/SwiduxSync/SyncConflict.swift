@@ -6,7 +6,7 @@ import SwiduxSyncWire
 /// A value of this device that another device's later push replaced without having seen
 /// it: both changed the same column of the same row since the version the later push was
 /// based on. The later push (in the server's order) won; the replaced value is kept here,
-/// listed by ``SyncClient/conflicts()``, until dismissed (``SyncClient/dismiss(_:)``).
+/// listed by ``SyncClient/conflicts()``, until dismissed (`SyncClient.dismiss(_:)`).
 ///
 /// ```swift
 /// for conflict in try await client.conflicts() {

@@ -15,7 +15,7 @@ struct ColumnChangesTests {
     private func synced(_ fixture: Fixture) async throws {
         try await fixture.flush(folders: [Folder(id: "f", name: "Home")], notes: [Note(id: "n", folderId: "f", text: "milk")])
         try fixture.pushAndAcknowledge()
-        try fixture.database.writer.write { db in try fixture.engine.noteServerMerges(db) }
+        try await fixture.database.writer.write { db in try fixture.engine.noteServerMerges(db) }
     }
 
     private func cols(_ fixture: Fixture) throws -> [String?] {
@@ -30,9 +30,9 @@ struct ColumnChangesTests {
     func updateSendsChangedColumns() async throws {
         let fixture = try Fixture()
         try await synced(fixture)
-        try fixture.execute("UPDATE note SET text = 'oat milk' WHERE id = 'n'")
-        try fixture.execute("UPDATE note SET position = 4 WHERE id = 'n'")
-        try fixture.execute("UPDATE folder SET name = name WHERE id = 'f'")
+        try fixture.run("UPDATE note SET text = 'oat milk' WHERE id = 'n'")
+        try fixture.run("UPDATE note SET position = 4 WHERE id = 'n'")
+        try fixture.run("UPDATE folder SET name = name WHERE id = 'f'")
         #expect(try cols(fixture) == ["text", "position", ""])
         let changes = try fixture.pushAndAcknowledge(from: 200)
         #expect(changes.count == 2)
@@ -52,17 +52,17 @@ struct ColumnChangesTests {
     func wholeRows() async throws {
         let fixture = try Fixture()
         try await fixture.flush(folders: [Folder(id: "f", name: "Home")])
-        try fixture.execute("UPDATE folder SET name = 'Work' WHERE id = 'f'")
+        try fixture.run("UPDATE folder SET name = 'Work' WHERE id = 'f'")
         #expect(try fixture.pushAndAcknowledge().map(\.columns) == [["name": .text("Work"), "position": .integer(0)]])
         // The server never said it merges: whole rows.
-        try fixture.execute("UPDATE folder SET name = 'Office' WHERE id = 'f'")
+        try fixture.run("UPDATE folder SET name = 'Office' WHERE id = 'f'")
         let whole = try fixture.pushAndAcknowledge(from: 200)
         #expect(whole.map(\.kind) == [.update] && whole.map(\.columns) == [["name": .text("Office"), "position": .integer(0)]])
-        try fixture.database.writer.write { db in try fixture.engine.noteServerMerges(db) }
-        try fixture.execute("DELETE FROM folder WHERE id = 'f'; INSERT INTO folder (id, position, name) VALUES ('f', 1, 'Again'); UPDATE folder SET name = 'Again!' WHERE id = 'f'")
+        try await fixture.database.writer.write { db in try fixture.engine.noteServerMerges(db) }
+        try fixture.run("DELETE FROM folder WHERE id = 'f'; INSERT INTO folder (id, position, name) VALUES ('f', 1, 'Again'); UPDATE folder SET name = 'Again!' WHERE id = 'f'")
         let again = try fixture.pushAndAcknowledge(from: 300)
         #expect(again.map(\.kind) == [.insert] && again.map(\.columns) == [["name": .text("Again!"), "position": .integer(1)]])
-        try fixture.execute("UPDATE folder SET position = 2 WHERE id = 'f'")
+        try fixture.run("UPDATE folder SET position = 2 WHERE id = 'f'")
         #expect(try fixture.pushAndAcknowledge(from: 400).map(\.columns) == [["position": .integer(2)]])
     }
 
@@ -116,11 +116,11 @@ struct ColumnChangesTests {
         try fixture.pushAndAcknowledge(from: 150)
         #expect(try fixture.engine.pendingRefills().isEmpty)
         // The app's migration (another version of it) adds `color`.
-        try fixture.execute("ALTER TABLE folder ADD COLUMN color INTEGER NOT NULL DEFAULT 0")
+        try fixture.run("ALTER TABLE folder ADD COLUMN color INTEGER NOT NULL DEFAULT 0")
         try fixture.engine.checkSchema()
         #expect(try fixture.engine.pendingRefills().map(\.table.name) == ["folder"])
         // A local change of `g` waits to be pushed: its changed column is not filled.
-        try fixture.execute("UPDATE folder SET color = 9, name = 'Job' WHERE id = 'g'")
+        try fixture.run("UPDATE folder SET color = 9, name = 'Job' WHERE id = 'g'")
         #expect(try cols(fixture) == ["name,color"])
         let page = PullResponse(rows: [
             SyncRow(table: "folder", id: .text("f"), version: 100, deleted: false, columns: ["name": .text("Server"), "position": .integer(0), "color": .integer(3)]),
@@ -129,34 +129,39 @@ struct ColumnChangesTests {
         ], cursor: 151, hasMore: false)
         #expect(try fixture.engine.refill(page, table: SyncTable(name: "folder")) == 1)
         // `g` has an entry naming `color`: not written; `f`: only the new column (its name stays).
-        let rows = try fixture.database.writer.read { db in
+        let rows = try await fixture.database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, color FROM folder ORDER BY id").map { "\($0[0] as String) \($0[1] as String) \($0[2] as Int)" }
         }
         #expect(rows == ["f Home 3", "g Job 9"])
         #expect(try fixture.engine.pendingRefills().isEmpty)
         // Nothing the fill wrote is pushed.
         #expect(try cols(fixture) == ["name,color"])
-        #expect(try fixture.database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables) })
+        #expect(try await fixture.database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables) })
     }
 
     @Test("a push answer's merged row is written, but for the columns a local change still pushes")
     func mergedAnswerIsWritten() async throws {
         let fixture = try Fixture()
         try await synced(fixture)
-        try fixture.execute("UPDATE note SET text = 'oat milk' WHERE id = 'n'")
+        try fixture.run("UPDATE note SET text = 'oat milk' WHERE id = 'n'")
         let pending = try fixture.engine.preparePush()
         // Changed again while in flight: its text stays local.
-        try fixture.execute("UPDATE note SET text = 'rice milk' WHERE id = 'n'")
+        try fixture.run("UPDATE note SET text = 'rice milk' WHERE id = 'n'")
         let merged = SyncRow(table: "note", id: .text("n"), version: 300, deleted: false,
                              columns: ["text": .text("oat milk"), "position": .integer(8), "folderId": .text("f")])
         let answer = PushResponse(lastMutationID: pending.last!.id, results: [
             SyncResult(table: "note", id: .text("n"), applied: true, current: merged),
         ], acknowledged: pending.map(\.id), conflicts: 0)
         _ = try fixture.engine.acknowledge(answer, sent: pending)
-        let row = try fixture.database.writer.read { db in
+        let row = try await fixture.database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT text, position FROM note WHERE id = 'n'").map { "\($0[0] as String) \($0[1] as Int)" }
         }
         #expect(row == "rice milk 8")
         #expect(try cols(fixture) == ["text"])
     }
+}
+
+private extension Fixture {
+    /// Plain SQL in one transaction.
+    func run(_ sql: String) throws { try database.writer.write { db in try db.execute(sql: sql) } }
 }

@@ -1,4 +1,8 @@
 import Foundation
+import Logging
+import PostgresNIO
+import PostgresTestSupport
+@testable import SwiduxSyncServer
 import SwiduxSyncWire
 import Testing
 
@@ -130,6 +134,54 @@ struct MergeTests {
             let invalid = try await a.raw("GET", SyncProtocol.pullPath + "?after=0&tables=swidux_x")
             #expect(invalid.status == 400)
         }
+    }
+
+    @Test("ColumnMerge: columns over the stored ones, names byte for byte, meta versions, conflicts")
+    func columnMerge() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let first = try ColumnMerge.merge(stored: #"{"a":1,"b":"x","caf\u00e9":2}"#, meta: nil, rowVersion: 5,
+                                          pushed: #"{"b":"y","cafe\u0301":3}"#, baseVersion: 5, client: 1)
+        #expect(first.columns == "{\"a\":1,\"b\":\"y\",\"\(composed)\":2,\"\(decomposed)\":3}")
+        #expect(first.meta == "{\"b\":[0,1],\"\(decomposed)\":[0,1]}")
+        #expect(first.conflicts.isEmpty)
+        // Another client, based before version 9 (the row's, which wrote b): b conflicts.
+        let second = try ColumnMerge.merge(stored: first.columns, meta: first.meta, rowVersion: 9, pushed: #"{"b":"z","a":1}"#,
+                                           baseVersion: 7, client: 2)
+        #expect(second.columns == "{\"a\":1,\"b\":\"z\",\"\(composed)\":2,\"\(decomposed)\":3}")
+        #expect(second.meta == "{\"a\":[0,2],\"b\":[0,2],\"\(decomposed)\":[9,1]}")
+        #expect(second.conflicts == [ColumnMerge.Conflict(column: "b", kept: #""z""#, replaced: #""y""#, replacedClient: 1, replacedVersion: 9)])
+    }
+
+    @Test("migration 5 upgrades an existing database: clients get a number, rows stay (written by their insert: no meta)")
+    func migrationFive() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let database = try await cluster.createDatabase()
+        let seen = try await cluster.withConnection(database: database) { connection, logger in
+            try await connection.query("CREATE TABLE sync_schema (version integer NOT NULL)", logger: logger)
+            for migration in Schema.migrations.prefix(4) {
+                for statement in migration { try await connection.query(statement, logger: logger) }
+            }
+            try await connection.query("INSERT INTO sync_schema (version) VALUES (4)", logger: logger)
+            try await connection.query("INSERT INTO sync_spaces (name) VALUES ('old')", logger: logger)
+            try await connection.query("INSERT INTO sync_clients (space, client_id, last_mutation) VALUES (1, 'c1', 3), (1, 'c2', 1)", logger: logger)
+            try await connection.query("""
+                INSERT INTO sync_rows (space, tbl, rid, id, version, deleted, columns)
+                VALUES (1, 'todo', 't:a', '"a"', nextval('sync_version'), false, '{"title":"a","done":0}')
+                """, logger: logger)
+            let client = PostgresClient(configuration: try PostgresURL(database).clientConfiguration, backgroundLogger: logger)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                defer { group.cancelAll() }
+                try await Schema.migrate(client, logger: logger)
+                var seen: [String] = []
+                for try await (id, ref) in try await client.query("SELECT client_id, ref FROM sync_clients ORDER BY client_id", logger: logger)
+                    .decode((String, Int64).self) { seen.append("\(id) \(ref > 0)") }
+                for try await (count, meta) in try await client.query("SELECT (SELECT count(*)::int FROM sync_conflicts), (SELECT meta FROM sync_rows)", logger: logger)
+                    .decode((Int, String?).self) { seen.append("\(count) \(meta ?? "NULL")") }
+                return seen
+            }
+        }
+        #expect(seen == ["c1 true", "c2 true", "0 NULL"])
     }
 
     @Test("a conflict request without a client id is refused with 400")

@@ -104,6 +104,11 @@ public final class TerminalUI {
                     // How many changes wait is read after every event, so the mark is current.
                     let waiting = try? await syncClient.pendingChanges()
                     continuation.yield(.sync(SyncMark.Change(event: event, waiting: waiting)))
+                    // Another device's later edit replaced one of this device's values.
+                    if case .synced(let report) = event, let first = report.conflicts.first {
+                        let count = report.conflicts.count
+                        continuation.yield(.event(.status("sync: \(count) conflict\(count == 1 ? "" : "s"): \(TodosCommand.Conflicts.line(first)) — `todos conflicts` lists them")))
+                    }
                 }
             }
         }
