@@ -10,7 +10,7 @@ struct PushAnswer: Decodable, Equatable {
         var version: Int64
         var deleted: Bool
         /// The row's columns, when the server sent them although the request asked for none:
-        /// an update it merged into a row that changed since the update's base (issue 43).
+        /// an update it merged into a row that changed since the update's base.
         var columns: [String: SyncValue]? = nil
     }
 

@@ -554,7 +554,7 @@ public actor SyncClient {
     }
 }
 
-// MARK: - Merge by column (issue 43)
+// MARK: - Merge by column
 
 extension SyncClient {
     /// This device's open conflicts, oldest first: its values that another device's later

@@ -3,7 +3,7 @@ import GRDB
 import SwiduxSQLite
 import SwiduxSyncWire
 
-/// Merge by column on the client (issue 43): the columns a local change still has to push,
+/// Merge by column on the client: the columns a local change still has to push,
 /// the merged rows a push answer brings back, and the fill of columns a migration added.
 extension SyncEngine {
     /// Whether the server said it merges updates by column (a `conflicts` member in an

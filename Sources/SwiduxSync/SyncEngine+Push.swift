@@ -136,8 +136,8 @@ extension SyncEngine {
             let anyVersion = try self.anyVersion(db)
             var rows = CurrentRows()
             let operations = try db.cachedStatement(sql: "SELECT op, cols FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
-            // A server that merges updates by column gets only an update's changed columns
-            // (issue 43); an older one, whole rows.
+            // A server that merges updates by column gets only an update's changed columns;
+            // an older one, whole rows.
             let merges = try self.serverMerges(db)
             let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid, op, seq FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? ORDER BY seq",
                                               arguments: [scanAfter, mark])
@@ -394,7 +394,7 @@ extension SyncEngine {
             }
             try versions.flush(db)
             // An update the server merged into a row that changed since the update's base
-            // comes back with the row's columns (issue 43): the other devices' columns are
+            // comes back with the row's columns: the other devices' columns are
             // taken (not those a local change still has to push), since the row's version is
             // now this client's own and no pull brings it.
             var merged = false

@@ -8,7 +8,7 @@ import GRDB
 ///   whoever made it (a Swidux flush, plain SQL, a cascade), while sync runs or not.
 ///   `op` is `I`, `U` or `D`; `cols`, for `U`, the names of the columns the update changed
 ///   (each after a U+001F; the update trigger compares `OLD` and `NEW`), so that a push sends
-///   only those (issue 43). `NULL` (an entry written before the column existed, or after the
+///   only those. `NULL` (an entry written before the column existed, or after the
 ///   table's columns changed): the whole row.
 /// - `swidux_sync_conflict(id, tbl, rid, col, kept, replaced, version, replaced_version,
 ///   kept_by, at)`: this client's values that a later push of another client replaced
@@ -71,7 +71,7 @@ enum SyncSchema {
                 version INTEGER NOT NULL, replaced_version INTEGER NOT NULL, kept_by TEXT NOT NULL, at INTEGER NOT NULL);
             INSERT OR IGNORE INTO \(state) (key, value) VALUES ('cursor', 0), ('nextMutation', 1);
             """)
-        // An outbox made before issue 43: its entries have no columns (pushed whole).
+        // An outbox made before changes were recorded by column: its entries have no columns (pushed whole).
         if try !db.columns(in: outbox).contains(where: { $0.name == "cols" }) {
             try db.execute(sql: "ALTER TABLE \(outbox) ADD COLUMN cols TEXT")
         }
@@ -99,7 +99,7 @@ enum SyncSchema {
             let id = table.idColumn.quotedDatabaseIdentifier
             let prefix = "swidux_sync_" + table.name
             // Triggers made before the `applying` condition, or an update trigger that does not
-            // compare the table's current columns (made before issue 43, or before a migration
+            // compare the table's current columns (made before changes were recorded by column, or before a migration
             // changed the table): made again.
             let columns = try self.columns(of: table, db)
             let changed = changedColumns(columns)

@@ -34,7 +34,7 @@ public struct SyncChange: Hashable, Sendable, Codable {
     /// For ``Kind/insert``, every column of the row but the id, by name; for
     /// ``Kind/update``, the columns the client changed since ``baseVersion`` (a client that
     /// does not know pushes every column): the server writes them over the row it holds and
-    /// keeps every other column, including those the client's schema lacks (issue 43).
+    /// keeps every other column, including those the client's schema lacks.
     /// `nil` for ``Kind/delete``.
     public var columns: [String: SyncValue]?
     /// The server version of the row the client's change was made on (`nil`: the client

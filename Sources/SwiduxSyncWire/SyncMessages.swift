@@ -181,7 +181,7 @@ public struct PullResponse: Hashable, Sendable, Codable {
     }
 }
 
-/// One value a push replaced without having seen it (issue 43): two clients changed the same
+/// One value a push replaced without having seen it: two clients changed the same
 /// column of a row since the version the later push was based on; the later push (in server
 /// order) won, and the earlier value is recorded for the client that wrote it.
 ///

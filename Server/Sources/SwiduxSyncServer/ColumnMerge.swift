@@ -1,7 +1,7 @@
 import Foundation
 import SwiduxSyncWire
 
-/// Merges a pushed update into the stored row by column (issue 43): the update's columns
+/// Merges a pushed update into the stored row by column: the update's columns
 /// are written over the stored ones, every other column stays (including those the pushing
 /// app's schema lacks), and a column the update replaces without having seen its stored
 /// value is a conflict.

@@ -3,7 +3,7 @@ import NIOCore
 import PostgresNIO
 import SwiduxSyncWire
 
-/// Reads the conflicts of one client (issue 43): the values a later push replaced without
+/// Reads the conflicts of one client: the values a later push replaced without
 /// having seen them, which this client wrote, after a conflict id — the JSON of a
 /// ``SwiduxSyncWire/ConflictsResponse``, the stored values copied in as they are.
 ///

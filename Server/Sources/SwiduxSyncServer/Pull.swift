@@ -17,7 +17,7 @@ import SwiduxSyncWire
 enum Pull {
     static func page(space: Int64, after cursor: Int64, limit: Int, bytes: Int, tables: [String]? = nil,
                      connection: PostgresConnection, logger: Logger) async throws -> PullPage {
-        // Only some tables (a client filling a column its app just added, issue 43).
+        // Only some tables (a client filling a column its app just added).
         let only = tables ?? []
         let filtered = tables != nil
         // `keep`: the first row, and every row while the running size stays within `bytes`;

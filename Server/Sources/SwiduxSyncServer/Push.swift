@@ -281,7 +281,7 @@ enum Push {
             case .update:
                 guard let current else { return .write }
                 if current.deleted, current.version > (prepared.baseVersion ?? 0) { return .refused(current.version) }
-                // A live row: the update's columns over the stored ones (issue 43).
+                // A live row: the update's columns over the stored ones.
                 guard !current.deleted, let stored = current.columns else { return .write }
                 do {
                     return .merge(try ColumnMerge.merge(stored: stored, meta: current.meta, rowVersion: current.version,

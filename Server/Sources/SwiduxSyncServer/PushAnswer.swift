@@ -19,7 +19,7 @@ struct PushAnswer {
         var merged: String? = nil
         /// Whether the answer carries the row's columns even when the request asked for none:
         /// an update merged into a row that changed since its base, whose other columns the
-        /// client has not seen (issue 43).
+        /// client has not seen.
         var echo = false
 
         var table: String { change.table }

@@ -93,7 +93,7 @@ struct Routes: Sendable {
         let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
         let wait = try parameter("wait", query, default: 0, range: 0...Int64(SyncProtocol.maxWaitSeconds))
         let cut = min(limit, SyncProtocol.maxPullLimit)
-        // `tables=a,b`: only their rows (a client filling a column its app added, issue 43).
+        // `tables=a,b`: only their rows (a client filling a column its app added).
         let tables = query["tables"].map { $0.split(separator: ",").map(String.init) }
         if let invalid = tables?.first(where: { !SyncProtocol.isValidTableName($0) }) {
             throw RequestFailure.badRequest("invalid table name \"\(invalid)\" in the query parameter tables")

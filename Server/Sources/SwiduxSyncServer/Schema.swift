@@ -22,7 +22,7 @@ import PostgresNIO
 ///   which version and client last wrote each column an update wrote (``ColumnMerge``).
 /// - `sync_conflicts(id, space, tbl, rid, row_id, col, kept, replaced, kept_client,
 ///   replaced_client, kept_version, replaced_version, at)`: values a later push replaced
-///   without having seen them (issue 43), listed for the client that wrote them.
+///   without having seen them, listed for the client that wrote them.
 ///
 /// ```swift
 /// try await Schema.migrate(client, logger: logger)
@@ -105,7 +105,7 @@ public enum Schema {
             "ALTER TABLE sync_rows ALTER COLUMN version SET DEFAULT nextval('sync_version')",
         ],
         [
-            // Issue 43: merge by column. `meta` holds, for the columns updates wrote since the
+            // Merge by column. `meta` holds, for the columns updates wrote since the
             // row's last insert, the version and the client that wrote each one
             // (``ColumnMerge``); NULL for a row as its insert wrote it. Nullable without a
             // default: no rewrite of the table.

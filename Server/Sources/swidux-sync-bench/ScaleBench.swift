@@ -148,7 +148,7 @@ enum ScaleBench {
                 + "\(BenchHTTP.rate(count, r)) rows/s;  server ÷ raw \(String(format: "%.2f", BenchHTTP.seconds(r) / BenchHTTP.seconds(s)))×"
         }
         print("""
-            Sync at scale, server side (issue 31), one client, median of \(rounds) rounds:
+            Sync at scale, server side, one client, median of \(rounds) rounds:
             \(line("push 20 × 1,000 rows", 20_000, figures.small, figures.smallRaw, target: "≥ 100,000"))
             \(line("push \(rows) rows, \(pushRows) a push", rows, figures.large, figures.largeRaw, target: "≥ 100,000"))
             \(line("pull \(rows) rows, pages of 10,000", rows, figures.pull, figures.pullRaw, target: "≥ 200,000"))

@@ -22,7 +22,7 @@ import SwiduxSyncServer
 /// Prints both times ÷ the local read (targets: ≤ 5 each), the rows the push
 /// pulled back (its own rows: 0 expected) and each process's peak RSS.
 ///
-/// Then issue 43's merge by column: two synced files (each the first push of its own space)
+/// Then the merge by column: two synced files (each the first push of its own space)
 /// change one column of every item (`isDone`); one pushes only that column, the other whole
 /// rows (its outbox entries without their columns, as an older outbox's). Prints each push's
 /// request bytes and time (targets: ≤ 0.5× the bytes, ≤ 0.7× the time) and the rows merged
@@ -136,7 +136,7 @@ struct FirstSyncBench {
                 print("\(name): CPU \(step.values["cpuMs"] ?? -1) ms, wrote \(step.values["wcharMiB"] ?? -1) MiB, read \(step.values["rcharMiB"] ?? -1) MiB (the process's CPU time, write and read calls)")
             }
             guard merge else { return }
-            // Issue 43: one column of every item changed, pushed by column and whole.
+            // One column of every item changed, pushed by column and whole.
             let wholeToken = try await Tokens.create(space: "first-sync-whole", client: postgres, logger: logger)
             let wholeFirst = try await measure(["sync", wholePath, base.absoluteString, wholeToken])
             guard wholeFirst.values["pending"] == 0 else { throw ProcessFailure("the second first push failed: \(wholeFirst.output)") }

@@ -5,7 +5,7 @@ import SwiduxSyncWire
 
 extension TodosCommand {
     /// `todos conflicts [--json] [--dismiss]`: this device's values that another device's
-    /// later push replaced (issue 43), kept until dismissed.
+    /// later push replaced, kept until dismissed.
     struct Conflicts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List this device's edits that another device's later edit of the same field replaced.",
