@@ -47,8 +47,10 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         Thread.detachNewThread { [weak self] in
             while true {
                 let connection = accept(descriptor, nil, nil)
-                guard connection >= 0 else { return }
-                guard let self, self.keep(connection) else { close(connection); return }
+                // Closed here, not by stop(): a descriptor closed under this thread could be
+                // reused by another test's socket before the next accept.
+                guard connection >= 0 else { close(descriptor); return }
+                guard let self, self.keep(connection) else { close(connection); close(descriptor); return }
                 Thread.detachNewThread { self.serve(connection, answer: answer) }
             }
         }
@@ -134,7 +136,6 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         }
         guard let connections else { return }
         shutdown(descriptor, Int32(SHUT_RDWR))
-        close(descriptor)
         for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
     }
 
