@@ -111,7 +111,7 @@ struct PushBodyFuzzTests {
                 break
             case (let expected?, .success(let received)):
                 accepted += 1
-                #expect(hasDuplicate(data) == false, "a member named twice was read: \(body)")
+                #expect(hasDuplicate(data) != true, "a member named twice was read: \(body)")
                 #expect(received == expected, "\(body)")
             case (_?, .failure(let error)):
                 let refusal = (error as? RequestFailure)?.description ?? "\(error)"
