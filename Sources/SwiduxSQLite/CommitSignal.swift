@@ -97,18 +97,6 @@ private struct WeakSignal {
     weak var value: CommitSignal?
 }
 
-/// A value behind a lock (Synchronization's Mutex needs macOS 15).
-final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
-
 /// Signals a ``CommitSignal`` after every commit of the connection it observes (it
 /// observes no statement: no per-row cost).
 final class CommitObserver: TransactionObserver {

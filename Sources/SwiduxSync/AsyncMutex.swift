@@ -1,5 +1,3 @@
-import Foundation
-
 /// A lock for async code: one holder at a time, waiters resumed in order.
 actor AsyncMutex {
     private var locked = false
@@ -19,19 +17,5 @@ actor AsyncMutex {
         } else {
             waiters.removeFirst().resume()
         }
-    }
-}
-
-/// A value behind a lock, for the few mutable values of `Sendable` classes.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

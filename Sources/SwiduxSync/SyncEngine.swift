@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SwiduxSQLite
 import SwiduxSyncWire
 
 /// The client's local half, with no network: builds mutations from the outbox, applies
@@ -16,9 +17,9 @@ final class SyncEngine: Sendable {
     /// never sent) until the row changes again.
     let maxChangeBytes: Int
     /// The database's `schema_version` when the synced tables were last checked (``checkSchema()``).
-    let schemaVersion = Locked<Int64>(-1)
+    let schemaVersion = LockedValue<Int64>(-1)
     /// Per table, what resolves its conflicts (``SyncClient/setResolver(for:_:)``).
-    let resolvers = Locked<[String: SyncConflictResolver]>([:])
+    let resolvers = LockedValue<[String: SyncConflictResolver]>([:])
 
     init(writer: any DatabaseWriter, tables: [SyncTable], mutationBytes: Int = 1 << 20,
          maxChangeBytes: Int = SyncProtocol.maxBodyBytes - 64 * 1024) throws {
