@@ -522,7 +522,7 @@ extension SyncClient {
     /// try await client.dismiss(client.conflicts())
     /// ```
     public func dismiss(_ conflicts: [SyncConflict]) throws {
-        try local { try engine.dismiss(conflicts.map(\.serial)) }
+        _ = try local { try engine.dismiss(conflicts.map(\.serial)) }
     }
 
     /// Forgets one conflict.
