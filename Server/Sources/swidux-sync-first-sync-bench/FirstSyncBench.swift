@@ -143,8 +143,12 @@ struct FirstSyncBench {
             for (path, whole) in [(sourcePath, false), (wholePath, true)] {
                 try edit(path: path, whole: whole)
             }
+            // The server runs in this process: its CPU time during each push.
+            let serverBefore = cpuMilliseconds()
             let columns = try await measure(["sync", sourcePath, base.absoluteString, token])
+            let serverColumns = cpuMilliseconds() - serverBefore
             let wholeRows = try await measure(["sync", wholePath, base.absoluteString, wholeToken])
+            let serverWhole = cpuMilliseconds() - serverBefore - serverColumns
             for (name, step) in [("by column", columns), ("whole rows", wholeRows)] {
                 guard step.values["pushed"] == rows, step.values["pending"] == 0 else {
                     throw ProcessFailure("the push \(name) acknowledged \(step.values["pushed"] ?? -1) rows, expected \(rows): \(step.output)")
@@ -157,6 +161,9 @@ struct FirstSyncBench {
             print(String(format: "the same rows pushed whole: %.1f MiB in %.2f s (sync()); process %.2f s, peak RSS %d MiB",
                          bytes.1 / 1_048_576, times.1, wholeRows.seconds, wholeRows.peakKiB / 1024))
             print(String(format: "by column ÷ whole: bytes %.2f× (target ≤ 0.5), time %.2f× (target ≤ 0.7)", bytes.0 / bytes.1, times.0 / times.1))
+            print("CPU: by column: client \(columns.values["cpuMs"] ?? -1) ms, server \(serverColumns) ms; whole rows: client \(wholeRows.values["cpuMs"] ?? -1) ms, server \(serverWhole) ms")
+            print(String(format: "server merge rate (rows ÷ the server's CPU time during the push): by column %.0f rows/s, whole rows %.0f rows/s (target ≥ 100,000)",
+                         Double(rows) / (Double(serverColumns) / 1000), Double(rows) / (Double(serverWhole) / 1000)))
         }
     }
 
@@ -230,6 +237,19 @@ struct FirstSyncBench {
             if parts.count == 2, let bytes = Int(parts[1]) { figures[String(parts[0].dropLast()) + "MiB"] = bytes >> 20 }
         }
         print(figures.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))
+    }
+
+    /// This process's CPU time (user and system), in milliseconds.
+    static func cpuMilliseconds() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        guard getrusage(who, &usage) == 0 else { return 0 }
+        return ((Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
+            + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)) / 1000
     }
 
     /// Flips `isDone` of every item (one column each), in one transaction, as an app would; with
