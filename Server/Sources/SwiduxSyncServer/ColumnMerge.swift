@@ -61,7 +61,7 @@ enum ColumnMerge {
     /// `rowVersion`, with its `meta`) for a push of `client` based on `baseVersion`.
     ///
     /// A row has a few columns: members are found by a linear scan, and the bytes are read in
-    /// place (issue 43: a push of 100,000 updates merges 100,000 rows).
+    /// place (a push of 100,000 updates merges 100,000 rows).
     ///
     /// - Throws: when the stored JSON cannot be read (never for what the server stored).
     static func merge(stored: String, meta: String?, rowVersion: Int64, pushed: String, baseVersion: Int64?,

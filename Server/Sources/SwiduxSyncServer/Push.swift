@@ -11,7 +11,7 @@ import SwiduxSyncWire
 /// their content is the same (a replay: the first answer was lost) and refuses the whole
 /// request with 409 when it differs (a copied or restored client file), applies the others in order —
 /// insert: upsert the live row; update: its columns merged into the live row, every other
-/// column kept (``ColumnMerge``, issue 43: a value it replaces without having seen it is
+/// column kept (``ColumnMerge``; a value it replaces without having seen it is
 /// recorded in `sync_conflicts`), or the row written when there is none, unless the row is
 /// a tombstone newer than the change's base version (delete wins over a stale update:
 /// refused, the tombstone is the result); delete: a tombstone (no new version when it
