@@ -67,8 +67,18 @@ extension SwiduxDatabase {
         while true {
             attempt += 1
             let before = FileSnapshot(path: path)
-            let copy = before.walSize != nil && InspectionCopy.isNeeded(for: path)
-                ? try copyForInspection(path) : nil
+            var copy: InspectionCopy?
+            if before.walSize != nil && InspectionCopy.isNeeded(for: path) {
+                do {
+                    copy = try InspectionCopy(of: path)
+                } catch {
+                    // Another process's last connection is closing: SQLite deletes the `-shm`,
+                    // then the `-wal`, so a `-wal` seen without its `-shm` may be gone before it
+                    // is copied. Look at the file again as it now stands.
+                    if attempt < 5, !FileManager.default.fileExists(atPath: path + "-wal") { continue }
+                    throw SwiduxDatabaseError(path: path, cause: .cannotOpen, underlying: error)
+                }
+            }
             defer { copy?.remove() }
             let location = copy?.path ?? (before.hasJournal ? path : immutableLocation(path))
             let checksPages = switch integrityCheck {
@@ -99,15 +109,6 @@ extension SwiduxDatabase {
                 let stable = !before.hasJournal && FileSnapshot(path: path) == before
                 if stable || before.hasJournal || attempt >= 5 { throw error }
             }
-        }
-    }
-
-    /// ``InspectionCopy`` of `path`, its failure named as the file's.
-    private static func copyForInspection(_ path: String) throws -> InspectionCopy {
-        do {
-            return try InspectionCopy(of: path)
-        } catch {
-            throw SwiduxDatabaseError(path: path, cause: .cannotOpen, underlying: error)
         }
     }
 
