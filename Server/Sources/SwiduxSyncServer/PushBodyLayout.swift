@@ -11,7 +11,8 @@ import SwiduxSyncWire
 /// in the body that names a member twice, byte for byte, and notes where each change's
 /// columns are. ``received(_:)`` then takes each change's columns from those bytes, as the
 /// hand-written reader does, so that every name is kept as it was written. A document that
-/// is not JSON is left to `JSONDecoder`, whose error names the cause.
+/// is not JSON is refused here (400, naming the cause and the byte), strictly as RFC 8259
+/// reads it; one nested deeper than the scanner goes is left to `JSONDecoder`.
 ///
 /// ```swift
 /// let layout = try PushBodyLayout(buffer)
@@ -41,7 +42,8 @@ struct PushBodyLayout {
 
     /// Reads the layout of `buffer`.
     ///
-    /// - Throws: a 400 ``RequestFailure`` naming a member an object holds twice.
+    /// - Throws: a 400 ``RequestFailure`` naming a member an object holds twice, or where the
+    ///   document stops being JSON.
     init(_ buffer: ByteBuffer) throws {
         self.buffer = buffer
         var found: [Place: (range: Range<Int>, members: Int)] = [:]
@@ -50,11 +52,14 @@ struct PushBodyLayout {
                 var scanner = JSONScanner(bytes)
                 var path: [String] = []
                 try Self.value(&scanner, role: .request, path: &path, depth: 0, columns: &found)
+                try scanner.end()
             }
         } catch is Unreadable {
             found = [:]
-        } catch is JSONScanner.Failure {
-            found = [:]
+        } catch let failure as JSONScanner.Failure {
+            // Refused here, not left to `JSONDecoder`: it does not read the strings of members it
+            // skips, so an invalid escape or a control character in an unknown member passes.
+            throw RequestFailure.badRequest("malformed PushRequest JSON: \(failure)")
         }
         columns = found
     }

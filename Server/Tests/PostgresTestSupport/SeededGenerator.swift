@@ -1,0 +1,15 @@
+/// A random number generator from a seed (SplitMix64): a randomized test prints its seed and
+/// replays exactly with it.
+public struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+}
