@@ -146,3 +146,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `SWIDUX_LIBRARIES_ONLY=1` keeps the core libraries and their tests: no sync client, apps
+// or CLI, so neither SwiftNIO nor BoringSSL. .ci/run's address-sanitizer build uses it: the
+// unsafe code it checks (the entity storage, the undo history) lives in these libraries, and
+// the rest would more than double that instrumented build on a small machine.
+if Context.environment["SWIDUX_LIBRARIES_ONLY"] == "1" {
+    let libraries: Set<String> = ["Swidux", "SwiduxSQLite", "SwiduxTesting", "SwiduxSyncWire"]
+    let kept = libraries.union(["swidux-crash-writer", "SwiduxTests", "SwiduxSQLiteTests", "SwiduxTestingTests", "QuickStartTests"])
+    let unused = ["swift-argument-parser", "async-http-client", "swift-nio", "swift-nio-ssl"]
+    package.products.removeAll { !libraries.contains($0.name) }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return unused.contains { location.hasSuffix("/" + $0) }
+    }
+}

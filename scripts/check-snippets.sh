@@ -26,6 +26,9 @@ for module in Swidux SwiduxSQLite SwiduxSync SwiduxSyncWire SwiduxTesting; do
   cp -R Sources/$module Checks/Snippets/Library/$module
   rm -rf Checks/Snippets/Library/$module/*.docc
 done
+# SwiduxSync's Linux HTTP client would bring SwiftNIO and BoringSSL into this build too:
+# a stand-in with its members takes its place (the documents use SwiduxSync's API only).
+cp Checks/Snippets/HTTPExchangeStandIn.swift Checks/Snippets/Library/SwiduxSync/HTTPExchange+AsyncHTTPClient.swift
 python3 Checks/extract_snippets.py
 
 # 3. A generated project's sources (the scaffolder's templates), as one more module.

@@ -6,7 +6,8 @@
 // Checks/SwiftUIShim on their import path: `canImport(SwiftUI)` is true for them, and
 // `import SwiftUI` finds the stand-in. Only these targets get the shim: dependencies that
 // have SwiftUI code of their own (swift-custom-dump, swift-clocks) build as on Linux.
-// Nothing here is linked or run; Library/ and Generated/ are not committed.
+// Nothing here is linked or run; Library/ and Generated/ are not committed. SwiduxSync's
+// Linux HTTP client (AsyncHTTPClient) is replaced by HTTPExchangeStandIn.swift.
 import Foundation
 import PackageDescription
 
@@ -28,10 +29,6 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
-        // SwiduxSync's HTTP on Linux, as in the root manifest.
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The libraries, with their dependencies as in the root Package.swift.
@@ -53,11 +50,6 @@ let package = Package(
             dependencies: [
                 "Swidux", "SwiduxSQLite", "SwiduxSyncWire",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
             ],
             path: "Library/SwiduxSync", swiftSettings: againstShim),
         .target(
