@@ -129,11 +129,28 @@ extension HTTPFailure {
         case let error as HTTPParserError:
             self.init("an answer that is not valid HTTP (\(error))")
         case let error as NIOSSLError:
-            self.init("TLS failed, the server's certificate may not be trusted (\(error))")
+            self.init(tls: "\(error)")
         case let error as BoringSSLError:
-            self.init("TLS failed (\(error))")
+            self.init(tls: "\(error)")
         default:
             self.init("\(error)")
+        }
+    }
+
+    /// The phrase for a failed TLS handshake, from its description: BoringSSL's reasons by
+    /// name ("WRONG_VERSION_NUMBER"), without its error codes and the paths of its sources.
+    init(tls description: String) {
+        let reasons = description.components(separatedBy: "OPENSSL_internal:").dropFirst()
+            .map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }
+        if reasons.contains("WRONG_VERSION_NUMBER") {
+            // The answer was not TLS: most often an https:// URL given for a plain HTTP server.
+            self.init("the server does not answer in TLS (https); if it serves plain HTTP, give its http:// URL")
+        } else if reasons.contains("CERTIFICATE_VERIFY_FAILED") {
+            self.init("TLS failed: the server's certificate is not trusted")
+        } else if !reasons.isEmpty {
+            self.init("TLS failed (\(reasons.joined(separator: ", ")))")
+        } else {
+            self.init("TLS failed, the server's certificate may not be trusted (\(description))")
         }
     }
 }

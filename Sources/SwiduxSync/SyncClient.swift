@@ -27,7 +27,8 @@ import SwiduxSyncWire
 /// See <doc:SyncingThroughPostgreSQL>.
 public actor SyncClient {
     /// What continuous sync does and what fails, as it happens (also logged). Errors are
-    /// retried with a growing delay (up to 30 s).
+    /// retried with a growing delay (``SyncRetryPolicy``; by default up to 30 s), cut short
+    /// when the server answers again.
     ///
     /// ```swift
     /// Task { for await event in client.events { print(event) } }
@@ -65,8 +66,10 @@ public actor SyncClient {
     /// Loop iterations of continuous sync (push and pull), for a check of its idle cost.
     private(set) var wakeUps = 0
     /// Wakes the push loop and the retry waits when the network comes back (Apple), when
-    /// the other loop reaches the server again, and on ``retryNow()``.
-    private let network = NetworkWatch()
+    /// any request reaches the server again after one could not, and on ``retryNow()``.
+    private let network: NetworkWatch
+    /// The waits between failed attempts of continuous sync.
+    private let retry: SyncRetryPolicy
     /// The server refused the token (401): the loops wait for ``retryNow()`` instead of
     /// sending it again.
     private var tokenRefused = false
@@ -86,14 +89,18 @@ public actor SyncClient {
     ///     `SyncProtocol.maxPullLimit`; the server also bounds a page in bytes).
     ///   - trustedCertificates: Certificate authorities trusted for an `https://` server
     ///     besides the system's (a private or test CA); nil: the system's only.
+    ///   - retry: The waits of continuous sync after a failure (any wait ends as soon as the
+    ///     server answers again).
     ///   - logger: Where failures and retries are logged.
     /// - Throws: ``SyncError/local(_:)`` when the database cannot be prepared (read-only,
     ///   a table missing, an invalid table name).
     public init(database: SwiduxDatabase, server: URL, token: String, tables: [SyncTable],
                 pageSize: Int = SyncProtocol.maxPullLimit,
                 trustedCertificates: SyncTrustedCertificates? = nil,
+                retry: SyncRetryPolicy = .standard,
                 logger: Logger = Logger(label: "swidux.sync")) throws {
         self.pageSize = max(1, min(pageSize, SyncProtocol.maxPullLimit))
+        self.retry = retry
         self.database = database
         do {
             engine = try SyncEngine(writer: database.writer, tables: tables)
@@ -102,7 +109,9 @@ public actor SyncClient {
         } catch {
             throw SyncError.local(error)
         }
-        transport = SyncTransport(server: server, token: token, trusting: trustedCertificates)
+        let network = NetworkWatch()
+        self.network = network
+        transport = SyncTransport(server: server, token: token, trusting: trustedCertificates, watch: network)
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: SyncEvent.self, bufferingPolicy: .bufferingNewest(100))
         (newConflicts, conflictContinuation) = AsyncStream.makeStream(of: SyncConflict.self, bufferingPolicy: .bufferingNewest(100))
@@ -218,6 +227,8 @@ public actor SyncClient {
             wakeUps += 1
             // Read before the check: a commit made during the round wakes the next wait.
             let seen = database.commitCount
+            // Likewise: the server answering the long poll during a failed push ends the backoff.
+            let woken = network.wakeMark
             do {
                 try local { try engine.checkSchema() }
                 if try local({ try engine.hasPending() }) {
@@ -242,9 +253,9 @@ public actor SyncClient {
                 if Task.isCancelled { return }
                 if await stopForRefusedToken(error) { failures = 0; continue }
                 failures += 1
-                let delay = retryDelay(failures)
+                let delay = retry.delay(afterFailures: failures)
                 failed(error, "push", delay)
-                await network.waitForReturn(orFor: delay)
+                await network.waitForReturn(orFor: delay, unlessWokenSince: woken)
             }
         }
     }
@@ -254,9 +265,13 @@ public actor SyncClient {
         var first = true
         while !Task.isCancelled {
             wakeUps += 1
+            let woken = network.wakeMark
             do {
                 try await declareTables()
-                let applied = try await pull(wait: 25) + refillColumns()
+                // After a failure, a pull that the server answers at once: a long poll would
+                // hold the news of the server's return (which ends the push loop's backoff)
+                // until a change or the end of its wait.
+                let applied = try await pull(wait: failures > 0 ? 0 : Self.longPollSeconds) + refillColumns()
                 let conflicts = try await fetchConflicts()
                 if applied > 0 || !conflicts.isEmpty || first {
                     var report = SyncReport()
@@ -266,11 +281,7 @@ public actor SyncClient {
                     continuation.yield(.synced(report))
                 }
                 first = false
-                if failures > 0 {
-                    recovered("pull")
-                    // The server answers again: the push loop stops waiting out its backoff.
-                    network.wakeAll()
-                }
+                if failures > 0 { recovered("pull") }
                 failures = 0
             } catch {
                 if Task.isCancelled { return }
@@ -278,9 +289,9 @@ public actor SyncClient {
                 failures += 1
                 // The long poll is what notices the server's return, so it tries again within
                 // a few seconds (a refused connection costs nothing), not after up to 30 s.
-                let delay = min(retryDelay(failures), Self.pullRetryCap)
+                let delay = min(retry.delay(afterFailures: failures), Self.pullRetryCap)
                 failed(error, "pull", delay)
-                await network.waitForReturn(orFor: delay)
+                await network.waitForReturn(orFor: delay, unlessWokenSince: woken)
             }
         }
     }
@@ -288,13 +299,12 @@ public actor SyncClient {
     /// The longest wait of the pull loop before it tries the server again.
     static let pullRetryCap: Duration = .seconds(4)
 
+    /// How long the pull loop's request waits at the server for a change.
+    static let longPollSeconds = 25
+
     /// How long the push loop waits for a commit before checking the outbox anyway (other
     /// processes' commits where no file notification reports them).
     static let slowPoll: Duration = .seconds(2)
-
-    private func retryDelay(_ failures: Int) -> Duration {
-        .milliseconds(min(30_000, 250 << min(failures - 1, 7)))
-    }
 
     private func failed(_ error: any Error, _ what: String, _ delay: Duration) {
         let syncError = error as? SyncError ?? .local(error)

@@ -7,15 +7,19 @@ struct SyncTransport: Sendable {
     let server: URL
     let token: String
     let exchange: HTTPExchange
+    /// Told of every request that reached the server or not: an answer after a failure to
+    /// reach it ends the retry waits of continuous sync.
+    let watch: NetworkWatch?
 
     /// The longest answer read: a pull page (the server's page bound, at most a push's 16 MiB,
     /// and its last row, which a push could make as large as a whole request) with 1 MiB of
     /// headroom. A longer answer is refused before it fills the memory.
     static let maxAnswerBytes = 2 * SyncProtocol.maxBodyBytes + (1 << 20)
 
-    init(server: URL, token: String, trusting certificates: SyncTrustedCertificates? = nil) {
+    init(server: URL, token: String, trusting certificates: SyncTrustedCertificates? = nil, watch: NetworkWatch? = nil) {
         self.server = server
         self.token = token
+        self.watch = watch
         exchange = HTTPExchange(server: server, trusting: certificates)
     }
 
@@ -28,8 +32,15 @@ struct SyncTransport: Sendable {
         }
         var headers = [("Authorization", "Bearer \(token)")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        let (status, data) = try await exchange.send(method, url, headers: headers, body: body, timeout: .seconds(timeout),
+        let status: Int, data: Data
+        do {
+            (status, data) = try await exchange.send(method, url, headers: headers, body: body, timeout: .seconds(timeout),
                                                      maxBodyBytes: Self.maxAnswerBytes)
+        } catch SyncError.unreachable(let url, let underlying) {
+            watch?.unreachable()
+            throw SyncError.unreachable(url, underlying: underlying)
+        }
+        watch?.answered()
         switch status {
         case 200..<300:
             return data

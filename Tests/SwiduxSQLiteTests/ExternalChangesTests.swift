@@ -69,8 +69,14 @@ enum XSchema {
 final class CapturedLog: @unchecked Sendable {
     private let lock = NSLock()
     private var messages: [String] = []
+    /// The least level captured.
+    let minimum: Logger.Level
     var errors: [String] { lock.withLock { messages } }
     func append(_ message: String) { lock.withLock { messages.append(message) } }
+
+    init(minimum: Logger.Level = .error) {
+        self.minimum = minimum
+    }
 
     var logger: Logger {
         Logger(label: "test.external") { _ in CaptureHandler(log: self) }
@@ -85,7 +91,7 @@ final class CapturedLog: @unchecked Sendable {
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            if event.level >= .error { log.append(event.message.description) }
+            if event.level >= log.minimum { log.append(event.message.description) }
         }
     }
 }

@@ -60,6 +60,32 @@ struct MiddlewareIntegrationTests {
         #expect(try await database.hydrate(Schema.todos).values == state.todos.values)
     }
 
+    @Test("An entity inserted and deleted between two flushes is not reported as deleted by another writer")
+    func insertedAndDeletedBeforeAFlushWritesNothing() async throws {
+        let database = try SwiduxDatabase.inMemory(migrations: Schema.migrations)
+        let log = CapturedLog(minimum: .trace)
+        let persistence = PersistenceMiddleware<TestState>(
+            writers: [database.stateWriter(for: \.todos, table: Schema.todos), database.stateWriter(for: \.notes, table: Schema.notes)],
+            clock: TestClock(), logger: log.logger)
+        let reported = VanishedLog()
+        persistence.onVanished = { reported.append($0.ids.compactMap { $0 as? Int }) }
+        var state = TestState()
+        state.todos[1] = Todo(id: 1, title: "kept", done: false, tags: [])
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+
+        // Two reduces, as two actions of an app (add, then delete) within one window.
+        state.todos[2] = Todo(id: 2, title: "short-lived", done: false, tags: [])
+        persistence.afterReduce(state: &state)
+        state.todos[2] = nil
+        persistence.afterReduce(state: &state)
+        try await persistence.flush()
+
+        #expect(reported.ids.isEmpty)
+        #expect(!log.errors.contains { $0.contains("deleted by another writer") }, "\(log.errors)")
+        #expect(try await database.hydrate(Schema.todos).values == [Todo(id: 1, title: "kept", done: false, tags: [])])
+    }
+
     @Test("Delete wins end to end: another process deletes a row, the store's later update does not bring it back")
     func deleteWinsThroughTheMiddleware() async throws {
         let directory = try TemporaryDirectory()

@@ -66,6 +66,12 @@ final class RefusingServer: @unchecked Sendable {
                 let n = read(connection, &buffer, buffer.count)
                 if n <= 0 { return }
                 received += buffer[0..<n]
+                if received.first == 0x16 {
+                    // A TLS handshake record (an https:// client): answered as any HTTP server does.
+                    let refusal = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+                    _ = refusal.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+                    return
+                }
                 continue
             }
             let end = start..<(start + 4)

@@ -207,6 +207,10 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         pendingWrites.record(entity, insertion: insertion, slot: slot)
     }
 
+    /// Records the deletion of `id`. The deletion of an entity whose pending write was an
+    /// insertion is still sent: a store's insertion may re-create a row the backend holds
+    /// (deleted and inserted again within one reduce). Finding no row, it is not reported
+    /// (see ``complete(_:)``).
     @inlinable
     nonisolated func recordDeletion(_ id: ID) {
         if !pendingWrites.isEmpty, let removed = pendingWrites.remove(id) {
@@ -271,6 +275,9 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
 
     func complete(_ result: any Sendable) -> VanishedInWriter<State>? {
         inFlight = nil
+        // Deletions of entities inserted since the last flush: finding no row is expected
+        // (the backend never held it), not the work of another writer.
+        let unheld = inFlightUnheld
         inFlightUnheld.removeAll()
         let deletedByThisBatch = inFlightDeletions
         inFlightDeletions.removeAll()
@@ -301,8 +308,10 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
             pendingOrder = order.filter { !gone.contains($0) }
         }
         let keyPath = self.keyPath
+        let reported = unheld.isEmpty ? result.vanished : result.vanished.filter { !unheld.contains($0) }
+        if reported.isEmpty, result.orphaned.isEmpty, forget.isEmpty { return nil }
         return VanishedInWriter(
-            ids: result.vanished.map { $0 as any Hashable & Sendable },
+            ids: reported.map { $0 as any Hashable & Sendable },
             orphaned: result.orphaned.map { $0 as any Hashable & Sendable },
             remove: { state in state[keyPath: keyPath].removeUnrecorded(forget) }
         )
