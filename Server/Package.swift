@@ -95,6 +95,7 @@ let package = Package(
             dependencies: [
                 "SwiduxSyncServer", "PostgresTestSupport", "swidux-sync-server",
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "SwiduxTesting", package: "Swidux"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -109,6 +110,7 @@ let package = Package(
                 .product(name: "SwiduxSync", package: "Swidux"),
                 .product(name: "SwiduxSQLite", package: "Swidux"),
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "SwiduxTesting", package: "Swidux"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -4,6 +4,7 @@ import PostgresTestSupport
 import SwiduxSQLite
 import SwiduxSync
 import SwiduxSyncWire
+import SwiduxTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,7 +20,7 @@ struct ConvergenceTests {
     @Test("3 clients, random upserts, deletes, re-inserts, parent/child pairs, offline periods: all converge")
     func threeClientsConverge() async throws {
         let seed = ProcessInfo.processInfo.environment["SWIDUX_SYNC_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let fixture = try await SyncServerFixture.start()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -4,6 +4,7 @@ import PostgresTestSupport
 import SwiduxSQLite
 import SwiduxSync
 import SwiduxSyncWire
+import SwiduxTesting
 import Testing
 
 /// Issue 29: devices whose files are copied over each other, restored from backups, and
@@ -26,7 +27,7 @@ struct HostileConvergenceTests {
     @Test("copies, restores and space switches between rounds: nothing acknowledged is lost, all converge")
     func copiesRestoresAndSpaceSwitchesConverge() async throws {
         let seed = ProcessInfo.processInfo.environment["SWIDUX_SYNC_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let postgres = try await PostgresCluster.shared().createDatabase()
         let tokens = [try await ServerProcess.createToken(postgres: postgres, space: "one"),
                       try await ServerProcess.createToken(postgres: postgres, space: "two")]

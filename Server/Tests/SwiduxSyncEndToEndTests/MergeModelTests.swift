@@ -4,6 +4,7 @@ import PostgresTestSupport
 import SwiduxSQLite
 import SwiduxSync
 import SwiduxSyncWire
+import SwiduxTesting
 import Testing
 
 /// Issue 43: a randomized model test of the merge by column, through the real server and
@@ -114,7 +115,7 @@ struct MergeModelTests {
     @Test("4 devices (one lacking a column), random column edits offline, deletes, random sync order: the model's rows and conflicts")
     func modelHolds() async throws {
         let seed = ProcessInfo.processInfo.environment["SWIDUX_SYNC_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let fixture = try await SyncServerFixture.start(space: "merge-model")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import PostgresTestSupport
+import SwiduxTesting
 import SwiduxSyncWire
 import Testing
 @testable import SwiduxSyncServer
@@ -79,7 +79,7 @@ struct PushBodyFuzzTests {
     func differential() throws {
         let cases = Int(ProcessInfo.processInfo.environment["SWIDUX_PUSH_BODY_FUZZ_CASES"] ?? "") ?? 2000
         let seed = UInt64(ProcessInfo.processInfo.environment["SWIDUX_PUSH_BODY_FUZZ_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let alphabet: [Character] = ["a", "b", "Z", "0", " ", "\"", "\\", "/", "\n", "\u{1}", "é", "€", "😀"]
         func text() -> String { String((0..<Int.random(in: 0...6, using: &random)).map { _ in alphabet.randomElement(using: &random)! }) }
         func value() -> SyncValue {
