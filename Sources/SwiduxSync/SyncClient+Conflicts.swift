@@ -63,7 +63,7 @@ extension SyncClient {
     /// row (`nil`: the default, ``SyncUniqueClash/defaultRename``, which appends `" (2)"` — or
     /// the first free number — to the index's text column). Of the two rows, the later one in
     /// the server's order is renamed, on whichever device meets the clash first; the rename is
-    /// pushed like an edit and listed as a conflict of kind ``SyncConflict/Kind-swift.enum/renamed``.
+    /// pushed like an edit and listed as a conflict of kind `.renamed` (``SyncConflict``).
     /// Set it before the first sync, the same on every device: each device that meets a clash
     /// renames with its own.
     ///

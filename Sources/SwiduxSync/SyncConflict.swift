@@ -17,7 +17,7 @@ import SwiduxSyncWire
 /// To take the replaced value back, write it as an ordinary edit (it syncs like any other),
 /// then dismiss the conflict.
 ///
-/// A conflict of kind ``Kind-swift.enum/renamed`` is a row this device renamed because a
+/// A conflict of kind `.renamed` is a row this device renamed because a
 /// unique index of its table held the same values in another device's row
 /// (``SyncUniqueClash``): ``replaced`` is the old value of ``column``, ``kept`` the new one.
 public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
@@ -35,7 +35,7 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The server's number for the conflict: increasing, unique per server database. Below
-    /// zero for a rename (``Kind-swift.enum/renamed``), numbered by this device.
+    /// zero for a rename (`.renamed`), numbered by this device.
     public var serial: Int64
     /// The row's table.
     public var table: String
@@ -172,7 +172,7 @@ extension SyncEngine {
         }
     }
 
-    /// The renames (``SyncConflict/Kind-swift.enum/renamed``) listed since the last call and
+    /// The renames (conflicts of kind `.renamed`) listed since the last call and
     /// still open, oldest first; they count as reported from now on.
     func takeNewRenames() throws -> [SyncConflict] {
         try writer.write { db in

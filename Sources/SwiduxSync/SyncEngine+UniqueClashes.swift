@@ -35,6 +35,7 @@ extension SyncEngine {
                 guard let rename = try clashes.rename(otherValues, id: otherID, in: index, table: table, renamer: renamer, db)
                 else { return false }
                 let changes = Self.changes(rename, localName)
+                guard !changes.isEmpty else { return false }
                 let assignments = changes.map { "\($0.key.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
                 do {
                     // No outbox entry now: the rename is queued once the pulled rows' echo is removed.
@@ -52,6 +53,7 @@ extension SyncEngine {
                 guard let rename = try clashes.rename(values, id: key.id, in: index, table: table, renamer: renamer, db)
                 else { return false }
                 let changes = Self.changes(rename, localName)
+                guard !changes.isEmpty else { return false }
                 var columns = current.columns ?? [:]
                 for (column, value) in changes {
                     let serverName = columns.keys.first { $0.lowercased() == column.lowercased() } ?? column

@@ -8,7 +8,7 @@ import SwiduxSyncWire
 /// yet counts as the latest) is renamed, the same way on every device, and the earlier one
 /// keeps its values. By default the renamed row's unique text ``column`` gets `" (2)"` appended (or the
 /// first ``number`` that is free). The rename is written like an ordinary local edit (it is
-/// pushed) and listed as a conflict of kind ``SyncConflict/Kind-swift.enum/renamed``.
+/// pushed) and listed as a conflict of kind `.renamed` (``SyncConflict``).
 ///
 /// An app whose unique column is derived from another one (a normalized key of a shown name)
 /// sets a renamer that writes both (``SyncClient/setUniqueRenamer(for:_:)``):

@@ -12,7 +12,7 @@ import SwiduxSyncWire
 /// latest; otherwise the versions compare); the earlier one keeps its values. The rename
 /// changes the index's text column (``SyncUniqueClash``, or the table's renamer), with the
 /// first number that leaves no clash with a local row, and is pushed like an ordinary edit
-/// of that row; it is listed as a conflict of kind ``SyncConflict/Kind-swift.enum/renamed``.
+/// of that row; it is listed as a conflict of kind `.renamed` (``SyncConflict``).
 ///
 /// Made once per transaction: the unique indexes of a table are read from the schema once.
 struct UniqueClashes {
