@@ -175,7 +175,13 @@ extension SyncEngine {
     /// The renames (conflicts of kind `.renamed`) listed since the last call and
     /// still open, oldest first; they count as reported from now on.
     func takeNewRenames() throws -> [SyncConflict] {
-        try writer.write { db in
+        // Read first: every sync round asks, and almost never is there one (no write transaction then).
+        let unannounced = try writer.read { db in
+            (Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0)
+                > (Int64.fromDatabaseValue(try SyncSchema.value("renamesAnnounced", db)) ?? 0)
+        }
+        guard unannounced else { return [] }
+        return try writer.write { db in
             let count = Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0
             let announced = Int64.fromDatabaseValue(try SyncSchema.value("renamesAnnounced", db)) ?? 0
             guard count > announced else { return [] }
