@@ -149,7 +149,9 @@ extension SyncEngine {
             // An orphan's deletion is pushed (its insertion and deletion fold into a delete).
             try self.removeEcho(of: resolved.orphaned.isEmpty ? order : order.filter { !resolved.orphaned.contains($0) }, after: mark, db)
             // Renames of rows a unique index refused: pushed like edits, so queued after the echo is gone.
-            try clashes.finish(clientID: String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? "", db)
+            if !clashes.renamed.isEmpty {
+                try clashes.finish(clientID: String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? "", db)
+            }
             // A store following the file takes these rows in as a sync engine's.
             try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db)
             try SyncSchema.setValue("cursor", max(page.cursor, cursor ?? page.cursor), db)
