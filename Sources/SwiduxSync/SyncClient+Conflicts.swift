@@ -59,6 +59,26 @@ extension SyncClient {
         engine.resolvers.withLock { $0[table] = resolver }
     }
 
+    /// Sets what renames a row of `table` whose unique index clashes with another device's
+    /// row (`nil`: the default, ``SyncUniqueClash/defaultRename``, which appends `" (2)"` — or
+    /// the first free number — to the index's text column). Of the two rows, the later one in
+    /// the server's order is renamed, on whichever device meets the clash first; the rename is
+    /// pushed like an edit and listed as a conflict of kind `.renamed` (``SyncConflict``).
+    /// Set it before the first sync, the same on every device: each device that meets a clash
+    /// renames with its own.
+    ///
+    /// ```swift
+    /// // The unique column is a key derived from the shown name: rename both.
+    /// client.setUniqueRenamer(for: "todoList") { clash in
+    ///     guard case .text(let name)? = clash.columns["name"] else { return nil }
+    ///     let renamed = "\(name) (\(clash.number))"
+    ///     return .init(column: "name", value: .text(renamed), also: ["nameKey": .text(renamed.lowercased())])
+    /// }
+    /// ```
+    public nonisolated func setUniqueRenamer(for table: String, _ renamer: SyncUniqueRenamer?) {
+        engine.renamers.withLock { $0[table] = renamer }
+    }
+
     /// The open conflicts of a database synced by a ``SyncClient`` (none when it never synced),
     /// without a client: for a command that lists them offline.
     ///
@@ -120,7 +140,8 @@ extension SyncClient {
             }
         }
         let resolved = try local { try engine.resolveConflicts() }
-        let open = fresh.filter { !resolved.contains($0.serial) }
+        // Rows the pulls renamed (a unique index clashed) are reported like conflicts.
+        let open = try local { try engine.takeNewRenames() } + fresh.filter { !resolved.contains($0.serial) }
         for conflict in open { conflictContinuation.yield(conflict) }
         return open
     }

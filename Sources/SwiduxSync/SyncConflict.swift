@@ -16,8 +16,26 @@ import SwiduxSyncWire
 ///
 /// To take the replaced value back, write it as an ordinary edit (it syncs like any other),
 /// then dismiss the conflict.
+///
+/// A conflict of kind `.renamed` is a row this device renamed because a
+/// unique index of its table held the same values in another device's row
+/// (``SyncUniqueClash``): ``replaced`` is the old value of ``column``, ``kept`` the new one.
 public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
-    /// The server's number for the conflict: increasing, unique per server database.
+    /// What happened to the value.
+    ///
+    /// ```swift
+    /// if conflict.kind == .renamed { print("renamed to \(conflict.kept)") }
+    /// ```
+    public enum Kind: String, Hashable, Sendable {
+        /// Another device's later push replaced this device's value.
+        case replaced
+        /// This device renamed the row: another device's row held the same values in a
+        /// unique index (the later of the two rows in the server's order is renamed).
+        case renamed
+    }
+
+    /// The server's number for the conflict: increasing, unique per server database. Below
+    /// zero for a rename (`.renamed`), numbered by this device.
     public var serial: Int64
     /// The row's table.
     public var table: String
@@ -35,8 +53,10 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
     public var version: Int64
     /// The version this device's replaced value had been written at.
     public var replacedVersion: Int64
-    /// The client id of the device whose push won.
+    /// The client id of the device whose push won (for a rename, this device's).
     public var keptBy: String
+    /// A replaced value, or a rename.
+    public var kind: Kind
 
     /// A conflict.
     ///
@@ -45,7 +65,7 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
     ///              replaced: .text("call mum at 6"), at: Date(), version: 9, replacedVersion: 8, keptBy: "…")
     /// ```
     public init(serial: Int64, table: String, id: SyncValue, column: String, kept: SyncValue, replaced: SyncValue, at: Date,
-                version: Int64, replacedVersion: Int64, keptBy: String) {
+                version: Int64, replacedVersion: Int64, keptBy: String, kind: Kind = .replaced) {
         self.serial = serial
         self.table = table
         self.id = id
@@ -56,15 +76,22 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
         self.version = version
         self.replacedVersion = replacedVersion
         self.keptBy = keptBy
+        self.kind = kind
     }
 
-    /// "item t:6F1… title: kept "b", replaced "a"".
+    /// "item t:6F1… title: kept "b", replaced "a"", or for a rename "list t:9A2… name: renamed
+    /// "Shopping" to "Shopping (2)" (another device's row had it)".
     ///
     /// ```swift
     /// print(conflict)
     /// ```
     public var description: String {
-        "\(table) \(id.key) \(column): kept \(Self.describe(kept)), replaced \(Self.describe(replaced))"
+        switch kind {
+        case .replaced:
+            "\(table) \(id.key) \(column): kept \(Self.describe(kept)), replaced \(Self.describe(replaced))"
+        case .renamed:
+            "\(table) \(id.key) \(column): renamed \(Self.describe(replaced)) to \(Self.describe(kept)) (another device's row had it)"
+        }
     }
 
     private static func describe(_ value: SyncValue) -> String {
@@ -126,7 +153,8 @@ extension SyncEngine {
             SyncConflict(serial: row["id"], table: row["tbl"], id: SyncValue(row["rid"] as DatabaseValue), column: row["col"],
                          kept: SyncValue(row["kept"] as DatabaseValue), replaced: SyncValue(row["replaced"] as DatabaseValue),
                          at: Date(timeIntervalSince1970: Double(row["at"] as Int64) / 1000),
-                         version: row["version"], replacedVersion: row["replaced_version"], keptBy: row["kept_by"])
+                         version: row["version"], replacedVersion: row["replaced_version"], keptBy: row["kept_by"],
+                         kind: (row["kind"] as String?).flatMap(SyncConflict.Kind.init(rawValue:)) ?? .replaced)
         }
     }
 
@@ -141,6 +169,25 @@ extension SyncEngine {
                 count += db.changesCount
             }
             return count
+        }
+    }
+
+    /// The renames (conflicts of kind `.renamed`) listed since the last call and
+    /// still open, oldest first; they count as reported from now on.
+    func takeNewRenames() throws -> [SyncConflict] {
+        // Read first: every sync round asks, and almost never is there one (no write transaction then).
+        let unannounced = try writer.read { db in
+            (Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0)
+                > (Int64.fromDatabaseValue(try SyncSchema.value("renamesAnnounced", db)) ?? 0)
+        }
+        guard unannounced else { return [] }
+        return try writer.write { db in
+            let count = Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0
+            let announced = Int64.fromDatabaseValue(try SyncSchema.value("renamesAnnounced", db)) ?? 0
+            guard count > announced else { return [] }
+            try SyncSchema.setValue("renamesAnnounced", count, db)
+            return try Self.conflicts(db, sql: "SELECT * FROM \(SyncSchema.conflicts) WHERE id BETWEEN ? AND ? ORDER BY id DESC",
+                                      arguments: [-count, -(announced + 1)])
         }
     }
 
@@ -183,7 +230,8 @@ extension SyncEngine {
     func resolveConflicts() throws -> Set<Int64> {
         let resolvers = self.resolvers.withLock { $0 }
         guard !resolvers.isEmpty else { return [] }
-        let open = try openConflicts().filter { resolvers[$0.table] != nil }
+        // A rename has no value to pick: the old one is the other device's row's.
+        let open = try openConflicts().filter { resolvers[$0.table] != nil && $0.kind == .replaced }
         guard !open.isEmpty else { return [] }
         return try writer.write { db in
             var resolved = Set<Int64>()

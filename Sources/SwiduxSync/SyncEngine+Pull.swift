@@ -41,6 +41,7 @@ extension SyncEngine {
             let journalMark = try ChangeJournal.lastSequence(db)
             var result = PageResult()
             var rows = RowWriter()
+            var clashes = UniqueClashes()
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
             let staleParked = try StaleParkedRows(db)
@@ -64,7 +65,8 @@ extension SyncEngine {
                 result.applied += 1
             }
             func write(_ row: SyncRow, _ key: RowKey, _ table: SyncTable) throws {
-                if try rows.tryWrite(row, table: table, db) {
+                if try rows.tryWrite(row, table: table, db)
+                    || self.writeResolvingClash(row, table: table, rows: &rows, clashes: &clashes, touched: touched, db) {
                     try written(row, key)
                 } else {
                     try self.park(row, db)
@@ -130,7 +132,9 @@ extension SyncEngine {
                     try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     continue
                 }
-                if try rows.tryWrite(row, table: table, db) {
+                // A row parked because a unique index refused it is resolved now too.
+                if try rows.tryWrite(row, table: table, db)
+                    || self.writeResolvingClash(row, table: table, rows: &rows, clashes: &clashes, touched: touched, db) {
                     try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     try versions.record(key, row.version, db)
                     order.append(key)
@@ -144,6 +148,10 @@ extension SyncEngine {
             result.applied -= resolved.parked + resolved.orphaned.count
             // An orphan's deletion is pushed (its insertion and deletion fold into a delete).
             try self.removeEcho(of: resolved.orphaned.isEmpty ? order : order.filter { !resolved.orphaned.contains($0) }, after: mark, db)
+            // Renames of rows a unique index refused: pushed like edits, so queued after the echo is gone.
+            if !clashes.renamed.isEmpty {
+                try clashes.finish(clientID: String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? "", db)
+            }
             // A store following the file takes these rows in as a sync engine's.
             try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db)
             try SyncSchema.setValue("cursor", max(page.cursor, cursor ?? page.cursor), db)

@@ -20,6 +20,9 @@ final class SyncEngine: Sendable {
     let schemaVersion = LockedValue<Int64>(-1)
     /// Per table, what resolves its conflicts (``SyncClient/setResolver(for:_:)``).
     let resolvers = LockedValue<[String: SyncConflictResolver]>([:])
+    /// Per table, what renames a row whose unique index clashes with another device's row
+    /// (``SyncClient/setUniqueRenamer(for:_:)``).
+    let renamers = LockedValue<[String: SyncUniqueRenamer]>([:])
 
     init(writer: any DatabaseWriter, tables: [SyncTable], mutationBytes: Int = 1 << 20,
          maxChangeBytes: Int = SyncProtocol.maxBodyBytes - 64 * 1024) throws {

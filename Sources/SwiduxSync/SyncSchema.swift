@@ -11,8 +11,10 @@ import GRDB
 ///   only those. `NULL` (an entry written before the column existed, or after the
 ///   table's columns changed): the whole row.
 /// - `swidux_sync_conflict(id, tbl, rid, col, kept, replaced, version, replaced_version,
-///   kept_by, at)`: this client's values that a later push of another client replaced
-///   without having seen them (``SyncConflict``), until dismissed.
+///   kept_by, at, kind)`: this client's values that a later push of another client replaced
+///   without having seen them (``SyncConflict``), and (`kind` `renamed`, `id` below zero)
+///   the rows this client renamed because a unique index clashed with another device's row
+///   (``UniqueClashes``), until dismissed.
 /// - `swidux_sync_state(key, value)`: `clientID`, `cursor`, `nextMutation`.
 /// - `swidux_sync_tables(tbl)`: the tables whose existing rows were queued once (first
 ///   sync of a file: every row becomes an insert).
@@ -23,8 +25,10 @@ import GRDB
 /// - `swidux_sync_set_aside(tbl, rid, bytes)`: rows whose change is too large to send
 ///   (reported until the row changes again and is acknowledged).
 ///
-/// `swidux_sync_state` also holds `merges` (1 once the server said it merges updates by
-/// column: updates then push only their changed columns), `conflictCursor` (the last conflict
+/// `swidux_sync_state` also holds `renames` (how many renames were listed: the next one's
+/// `id` is minus one more), `renamesAnnounced` (how many of them were reported), `merges`
+/// (1 once the server said it merges updates by column: updates then push only their
+/// changed columns), `conflictCursor` (the last conflict
 /// id fetched), per synced table `columns:<table>` (its columns when they were last synced:
 /// a column added since is filled from the server, ``SyncEngine/refill(_:table:)``) and
 /// `refill:<table>` (the progress of that fill), and `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
@@ -68,12 +72,17 @@ enum SyncSchema {
                 tbl TEXT NOT NULL, rid NOT NULL, bytes INTEGER NOT NULL, PRIMARY KEY (tbl, rid));
             CREATE TABLE IF NOT EXISTS \(conflicts) (
                 id INTEGER PRIMARY KEY, tbl TEXT NOT NULL, rid NOT NULL, col TEXT NOT NULL, kept, replaced,
-                version INTEGER NOT NULL, replaced_version INTEGER NOT NULL, kept_by TEXT NOT NULL, at INTEGER NOT NULL);
+                version INTEGER NOT NULL, replaced_version INTEGER NOT NULL, kept_by TEXT NOT NULL, at INTEGER NOT NULL,
+                kind TEXT);
             INSERT OR IGNORE INTO \(state) (key, value) VALUES ('cursor', 0), ('nextMutation', 1);
             """)
         // An outbox made before changes were recorded by column: its entries have no columns (pushed whole).
         if try !db.columns(in: outbox).contains(where: { $0.name == "cols" }) {
             try db.execute(sql: "ALTER TABLE \(outbox) ADD COLUMN cols TEXT")
+        }
+        // A conflicts table made before renames were listed in it: `kind` NULL is a replaced value.
+        if try !db.columns(in: conflicts).contains(where: { $0.name == "kind" }) {
+            try db.execute(sql: "ALTER TABLE \(conflicts) ADD COLUMN kind TEXT")
         }
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
                        arguments: [UUID().uuidString.lowercased()])
@@ -222,7 +231,8 @@ enum SyncSchema {
     /// `true` when the schema and the triggers of `tables` exist (nothing to write).
     static func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
         guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside),
-              try db.tableExists(conflicts), try db.columns(in: outbox).contains(where: { $0.name == "cols" })
+              try db.tableExists(conflicts), try db.columns(in: outbox).contains(where: { $0.name == "cols" }),
+              try db.columns(in: conflicts).contains(where: { $0.name == "kind" })
         else { return false }
         for table in tables {
             guard try db.tableExists(table.name) else { return false }

@@ -39,25 +39,62 @@ struct PageWriteTests {
         }
     }
 
-    @Test("A row a constraint refuses is parked alone: the other rows of its statement, and of the page, are written (the row after it was parked too)")
+    @Test("A row a constraint refuses is parked alone: the other rows of its statement, and of the page, are written (the row after it was parked too); a row whose unique name a row before it holds is renamed and written")
     func refusedRowsParkedAlone() async throws {
         let (fixture, engine) = try Self.fixture()
         var rows = (0..<150).map { Self.tag($0, version: Int64($0 + 1)) }
         rows[70] = Self.tag(70, name: .text("tag 10"), version: 71)   // unique name taken by row 10
         rows[140] = Self.tag(140, name: .null, version: 141)          // not null
         let result = try engine.apply(PullResponse(rows: rows, cursor: 150, hasMore: false))
-        #expect(result.applied == 148)
-        #expect(result.parked == 2)
+        #expect(result.applied == 149)
+        #expect(result.parked == 1)
         let names = try Self.names(fixture)
-        #expect(names.count == 148, "missing: \((0..<150).map { String(format: "t%03d", $0) }.filter { names[$0] == nil })")
-        #expect(names["t070"] == nil && names["t140"] == nil)
+        #expect(names.count == 149, "missing: \((0..<150).map { String(format: "t%03d", $0) }.filter { names[$0] == nil })")
+        #expect(names["t140"] == nil)
+        // Later in the server's order than row 10: renamed, the rename queued as a local edit.
+        #expect(names["t070"] == "tag 10 (2)" && names["t010"] == "tag 10")
         #expect(names["t069"] == "tag 69" && names["t071"] == "tag 71" && names["t149"] == "tag 149")
-        #expect(try engine.parkedCount() == 2)
-        // Applied rows are the server's: no outbox entry (no echo), their versions recorded.
-        #expect(try fixture.outbox().isEmpty)
+        #expect(try engine.parkedCount() == 1)
+        // Applied rows are the server's: no outbox entry (no echo) but the rename's, their versions recorded.
+        #expect(try fixture.outbox() == ["tag t070 U"])
         let versions = try await Self.versions(fixture)
-        #expect(versions.count == 148)
-        #expect(versions["t069"] == 70 && versions["t149"] == 150 && versions["t070"] == nil)
+        #expect(versions.count == 149)
+        #expect(versions["t069"] == 70 && versions["t149"] == 150 && versions["t070"] == 71)
+        let renames = try engine.openConflicts()
+        #expect(renames.map(\.kind) == [.renamed] && renames.first?.id == .text("t070"))
+        #expect(renames.first?.replaced == .text("tag 10") && renames.first?.kept == .text("tag 10 (2)"))
+    }
+
+    @Test("A row an older version parked because a local row held its unique name is renamed at the next pull; the earlier local row keeps its name")
+    func parkedClashResolved() async throws {
+        let (fixture, engine) = try Self.fixture()
+        _ = try engine.apply(PullResponse(rows: [Self.tag(1, name: .text("home"), version: 1)], cursor: 1, hasMore: false))
+        // What an older version left: the later row parked, waiting forever.
+        try await fixture.database.writer.write { db in
+            try engine.park(Self.tag(2, name: .text("home"), version: 2), db)
+        }
+        let result = try engine.apply(PullResponse(rows: [], cursor: 2, hasMore: false))
+        #expect(result.applied == 1 && result.parked == 0)
+        #expect(try engine.parkedCount() == 0)
+        #expect(try Self.names(fixture) == ["t001": "home", "t002": "home (2)"])
+        #expect(try fixture.outbox() == ["tag t002 U"])
+        #expect(try engine.takeNewRenames().map(\.kept) == [.text("home (2)")])
+        // Reported once.
+        #expect(try engine.takeNewRenames().isEmpty)
+    }
+
+    @Test("A local row not pushed yet that holds a pulled row's unique name is the one renamed; the pulled row keeps it")
+    func localUnpushedRowRenamed() async throws {
+        let (fixture, engine) = try Self.fixture()
+        try await fixture.database.writer.write { db in
+            try db.execute(sql: "INSERT INTO tag (id, name) VALUES ('mine', 'home')")
+        }
+        let result = try engine.apply(PullResponse(rows: [Self.tag(1, name: .text("home"), version: 1)], cursor: 1, hasMore: false))
+        #expect(result.applied == 1 && result.parked == 0)
+        #expect(try Self.names(fixture) == ["t001": "home", "mine": "home (2)"])
+        // Its insert is pushed with the new name (the insert and the rename fold into one insert).
+        #expect(try fixture.outbox() == ["tag mine I", "tag mine U"])
+        #expect(try engine.openConflicts().map(\.id) == [.text("mine")])
     }
 
     @Test("Rows with other columns, and an id twice in a page, are written as a row by row apply would")
@@ -98,7 +135,7 @@ struct PageWriteTests {
         #expect(clean.sequence == before.sequence && !clean.marked)
         // A refused row: the rest of its batch is written row by row (entries, removed as echoes).
         var rows = (300..<600).map { Self.tag($0, version: Int64($0 + 1)) }
-        rows[100] = Self.tag(400, name: .text("tag 7"), version: 401)
+        rows[100] = Self.tag(400, name: .null, version: 401)   // not null
         let second = try engine.apply(PullResponse(rows: rows, cursor: 600, hasMore: false))
         #expect(second.applied == 299 && second.parked == 1)
         let after = try await Self.outboxState(fixture)

@@ -13,12 +13,14 @@ extension TodosCommand {
                 Two devices that change the same field of an item while apart: the one that syncs \
                 later wins, and the earlier value is listed here, on the device that wrote it, \
                 until dismissed. To take a value back, edit the item again (it syncs as usual). \
+                Two devices that each made a list of one name: the later list is renamed ("Shopping (2)") \
+                and listed here too. \
                 Reads only the local database (no server needed).
                 """)
         @ParentCommand var parent: TodosCommand
         @OptionGroup var options: DatabaseOptions
         var databasePath: String { DatabaseLocation.resolve(option: options.db ?? parent.options.db) }
-        @Flag(help: "Print a JSON array of {table, id, column, kept, replaced, at}.") var json = false
+        @Flag(help: "Print a JSON array of {table, id, column, kept, replaced, at} (and \"kind\": \"renamed\" for a renamed list).") var json = false
         @Flag(help: "Forget the conflicts listed.") var dismiss = false
 
         func run() async throws {
@@ -45,9 +47,14 @@ extension TodosCommand {
             }
         }
 
-        /// "item 1f0c… title: kept "call mum on Sunday", replaced "call mum at 6" (2026-…)".
+        /// "item 1f0c… title: kept "call mum on Sunday", replaced "call mum at 6" (2026-…)", or
+        /// "list "Shopping" renamed to "Shopping (2)": another device made one with that name (2026-…)".
         static func line(_ conflict: SyncConflict) -> String {
             let table = conflict.table == TodoItem.databaseTableName ? "item" : conflict.table == TodoList.databaseTableName ? "list" : conflict.table
+            if conflict.kind == .renamed {
+                return "\(table) \(shown(conflict.replaced)) renamed to \(shown(conflict.kept)): another device made one with that \(conflict.column)"
+                    + " (\(ISO8601DateFormatter().string(from: conflict.at)))"
+            }
             return "\(table) \(text(conflict.id)) \(conflict.column): kept \(shown(conflict.kept)), replaced \(shown(conflict.replaced))"
                 + " (\(ISO8601DateFormatter().string(from: conflict.at)))"
         }
@@ -59,14 +66,17 @@ extension TodosCommand {
                 + "\n(`todos conflicts` lists them; edit an item to take a value back)"
         }
 
-        /// The array of `{table, id, column, kept, replaced, at}` objects, keys sorted.
+        /// The array of `{table, id, column, kept, replaced, at}` objects, keys sorted, with
+        /// `"kind": "renamed"` for a rename.
         static func json(_ conflicts: [SyncConflict]) -> String {
             struct Entry: Encodable {
                 var at: String, column: String, id: String, kept: Value, replaced: Value, table: String
+                /// "renamed" for a rename (absent for a replaced value).
+                var kind: String?
             }
             let entries = conflicts.map {
                 Entry(at: ISO8601DateFormatter().string(from: $0.at), column: $0.column, id: text($0.id), kept: Value($0.kept),
-                      replaced: Value($0.replaced), table: $0.table)
+                      replaced: Value($0.replaced), table: $0.table, kind: $0.kind == .renamed ? $0.kind.rawValue : nil)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

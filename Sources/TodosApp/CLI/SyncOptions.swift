@@ -74,7 +74,17 @@ extension AppDatabase {
 
     /// A sync client for this database, trusting `trusted` besides the system's CAs.
     func syncClient(url: URL, token: String, trusted: SyncTrustedCertificates? = nil) throws -> SyncClient {
-        try SyncClient(database: database, server: url, token: token, tables: Self.syncTables, trustedCertificates: trusted)
+        let client = try SyncClient(database: database, server: url, token: token, tables: Self.syncTables, trustedCertificates: trusted)
+        client.setUniqueRenamer(for: TodoList.databaseTableName, Self.renameList)
+        return client
+    }
+
+    /// Two devices that each made a list of one name offline: the later list becomes
+    /// "Shopping (2)" (the name shown, and its unique key with it), the same on every device.
+    static func renameList(_ clash: SyncUniqueClash) -> SyncUniqueClash.Rename? {
+        guard case .text(let name)? = clash.columns["name"] else { return nil }
+        let renamed = "\(name) (\(clash.number))"
+        return SyncUniqueClash.Rename(column: "name", value: .text(renamed), also: ["nameKey": .text(ListName.key(renamed))])
     }
 }
 
