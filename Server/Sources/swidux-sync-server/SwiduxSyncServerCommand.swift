@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 import SwiduxSyncServer
+import SwiduxSyncWire
 
 /// `swidux-sync-server`: the sync server of Swidux (README, "Sync server").
 @main
@@ -46,6 +48,10 @@ struct Serve: AsyncParsableCommand {
     var requestTimeout: Double = 60
     @Option(help: "The most connections one client address may have open; more are closed at once.")
     var maxConnectionsPerAddress = 64
+    @Option(help: ArgumentHelp("Serve https with this certificate chain (PEM: the server's certificate first); with --tls-key.", valueName: "file"))
+    var tlsCertificate: String?
+    @Option(help: ArgumentHelp("The private key (PEM) of --tls-certificate.", valueName: "file"))
+    var tlsKey: String?
 
     func validate() throws {
         for (name, value) in [("--database-timeout", databaseTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
@@ -56,7 +62,31 @@ struct Serve: AsyncParsableCommand {
         guard maxConnectionsPerAddress > 0 else {
             throw ValidationError("--max-connections-per-address must be positive, not \(maxConnectionsPerAddress)")
         }
-        guard pullPageBytes > 0 else { throw ValidationError("--pull-page-bytes must be positive, not \(pullPageBytes)") }
+        // A page with its last row must fit the answer a client reads (twice a push's bound).
+        guard pullPageBytes > 0, pullPageBytes <= SyncProtocol.maxBodyBytes else {
+            throw ValidationError("--pull-page-bytes must be positive and at most \(SyncProtocol.maxBodyBytes), not \(pullPageBytes)")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together: pass both for https, neither for http")
+        }
+    }
+
+    /// The server's TLS settings from --tls-certificate and --tls-key; nil for http.
+    func tls() throws -> TLSConfiguration? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate)
+        } catch {
+            throw ValidationError("--tls-certificate \(tlsCertificate): not a readable PEM certificate file (\(error))")
+        }
+        guard !chain.isEmpty else { throw ValidationError("--tls-certificate \(tlsCertificate) holds no certificate") }
+        do {
+            key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
+        } catch {
+            throw ValidationError("--tls-key \(tlsKey): not a readable PEM private key file (\(error))")
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
     /// The limits the options give.
@@ -72,11 +102,13 @@ struct Serve: AsyncParsableCommand {
         let postgres = try database.url()
         // Required, checked here so that an unknown option is named first (see DatabaseOptions).
         guard let port else { throw ValidationError("missing --port <n>: the port to listen on (0: any free port)") }
-        let server = SyncServer(postgres: postgres, host: host, port: port, limits: limits(), logger: logger)
+        let tls = try tls()
+        let server = SyncServer(postgres: postgres, host: host, port: port, limits: limits(), tls: tls, logger: logger)
         let host = self.host
+        let scheme = tls == nil ? "http" : "https"
         try await server.run(stopOnSignals: true) { port in
             // Tests and scripts read this line to learn the port.
-            FileHandle.standardOutput.write(Data("swidux-sync-server: listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("swidux-sync-server: listening on \(scheme)://\(host):\(port)\n".utf8))
         }
     }
 }

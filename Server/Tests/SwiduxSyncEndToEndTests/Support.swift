@@ -42,10 +42,12 @@ struct Device {
     let database: SwiduxDatabase
     let client: SyncClient
 
-    init(name: String, directory: URL, server: URL, token: String, pageSize: Int = 1000) throws {
+    init(name: String, directory: URL, server: URL, token: String, pageSize: Int = 1000,
+         trustedCertificates: SyncTrustedCertificates? = nil) throws {
         self.name = name
         database = try SwiduxDatabase(path: directory.appendingPathComponent("\(name).sqlite").path, migrations: Schema.migrations)
-        client = try SyncClient(database: database, server: server, token: token, tables: Schema.tables, pageSize: pageSize)
+        client = try SyncClient(database: database, server: server, token: token, tables: Schema.tables, pageSize: pageSize,
+                                trustedCertificates: trustedCertificates)
     }
 
     /// One local transaction, like a flush (foreign keys checked at the commit).
