@@ -72,12 +72,7 @@ let package = Package(
         // Throwaway PostgreSQL clusters and child processes, for the tests and the benchmark.
         .target(
             name: "PostgresTestSupport",
-            dependencies: [
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
+            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/PostgresTestSupport"
         ),
         // Server apply throughput vs raw postgres-nio inserts (Benchmarks/README.md).
@@ -124,6 +119,10 @@ let package = Package(
                 .product(name: "SwiduxSQLite", package: "Swidux"),
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // A CA and a server certificate made by the https tests.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // Client figures: flush → other client's store latency, first sync of 100,000 rows

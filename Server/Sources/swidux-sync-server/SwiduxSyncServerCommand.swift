@@ -33,14 +33,20 @@ struct DatabaseOptions: ParsableArguments {
 }
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Migrate the schema, then serve push and pull over HTTP.")
+    static let configuration = CommandConfiguration(
+        abstract: "Migrate the schema, then serve push and pull over HTTP, or HTTPS with --tls-certificate and --tls-key.",
+        discussion: """
+            Without --tls-certificate and --tls-key the server speaks plain http: put it behind a \
+            TLS-terminating proxy, or keep it on a trusted network. With them it serves https itself; \
+            clients whose system does not trust the certificate's CA are given it (todos --sync-ca-file).
+            """)
 
     @OptionGroup var database: DatabaseOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (required; 0: any free port, the one chosen is printed).") var port: Int?
     @Option(help: "Seconds a request waits for a database connection before it is answered 503 (the database is unavailable).")
     var databaseTimeout: Double = 4
-    @Option(help: "About how many bytes of rows a pull page holds (a page always holds at least one row).")
+    @Option(help: "About how many bytes of rows a pull page holds, at most 16 MiB (a page always holds at least one row).")
     var pullPageBytes = 4 << 20
     @Option(help: "Seconds a connection may stay idle (before a request, between requests, inside a request's head) before it is closed.")
     var idleTimeout: Double = 30
@@ -66,13 +72,15 @@ struct Serve: AsyncParsableCommand {
         guard pullPageBytes > 0, pullPageBytes <= SyncProtocol.maxBodyBytes else {
             throw ValidationError("--pull-page-bytes must be positive and at most \(SyncProtocol.maxBodyBytes), not \(pullPageBytes)")
         }
-        guard (tlsCertificate == nil) == (tlsKey == nil) else {
-            throw ValidationError("--tls-certificate and --tls-key go together: pass both for https, neither for http")
-        }
     }
 
     /// The server's TLS settings from --tls-certificate and --tls-key; nil for http.
+    ///
+    /// Checked when the command runs, like --postgres, so that an unknown option is named first.
     func tls() throws -> TLSConfiguration? {
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together: pass both for https, neither for http")
+        }
         guard let tlsCertificate, let tlsKey else { return nil }
         let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
         do {

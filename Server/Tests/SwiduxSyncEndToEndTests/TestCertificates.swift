@@ -11,19 +11,19 @@ import X509
 /// let server = try await ServerProcess.start(postgres: url, arguments: certificates.serveArguments)
 /// // a client trusting certificates.caFile reaches https://127.0.0.1:<port>
 /// ```
-public struct TestCertificates: Sendable {
+struct TestCertificates: Sendable {
     /// The CA's certificate (PEM): what a client is told to trust.
-    public let caFile: URL
+    let caFile: URL
     /// The server's certificate (PEM), signed by the CA.
-    public let certificateFile: URL
+    let certificateFile: URL
     /// The server's private key (PEM, PKCS #8).
-    public let keyFile: URL
+    let keyFile: URL
 
     /// `serve`'s options for https with these files.
-    public var serveArguments: [String] { ["--tls-certificate", certificateFile.path, "--tls-key", keyFile.path] }
+    var serveArguments: [String] { ["--tls-certificate", certificateFile.path, "--tls-key", keyFile.path] }
 
     /// Makes a CA, named `caName`, and a server certificate, and writes them into `directory`.
-    public init(directory: URL, caName: String = "Swidux test CA") throws {
+    init(directory: URL, caName: String = "Swidux test CA") throws {
         let caKey = P256.Signing.PrivateKey()
         let ca = try DistinguishedName { CommonName(caName) }
         // Valid from an hour ago: the clocks of a test machine's processes agree, a CI
