@@ -20,13 +20,14 @@ struct HTTPSTests {
 
         /// Runs `body` with a fresh server (serving https, or with `tls` false plain http for
         /// a comparison), then stops it and removes the files, whether `body` threw or not.
-        static func with(space: String, tls: Bool = true, _ body: (Fixture) async throws -> Void) async throws {
+        static func with(space: String, tls: Bool = true, arguments: [String] = [],
+                         _ body: (Fixture) async throws -> Void) async throws {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let certificates = try TestCertificates(directory: directory)
             let postgres = try await PostgresCluster.shared().createDatabase()
             let token = try await ServerProcess.createToken(postgres: postgres, space: space)
-            let server = try await ServerProcess.start(postgres: postgres, arguments: tls ? certificates.serveArguments : [])
+            let server = try await ServerProcess.start(postgres: postgres, arguments: (tls ? certificates.serveArguments : []) + arguments)
             let fixture = Fixture(directory: directory, certificates: certificates, token: token, server: server)
             do {
                 try await body(fixture)
@@ -74,6 +75,20 @@ struct HTTPSTests {
             }
             // Nothing of theirs reached the server.
             #expect(try await serverParents(fixture) == 1)
+        }
+    }
+
+    @Test("A connection that never finishes its TLS handshake is closed after the idle timeout")
+    func unfinishedHandshakeIsClosed() async throws {
+        try await Fixture.with(space: "https-handshake", arguments: ["--idle-timeout", "1"]) { fixture in
+            let silent = try RawSocket(port: fixture.server.port)
+            let partial = try RawSocket(port: fixture.server.port)
+            partial.send("\u{16}\u{03}\u{01}")   // the start of a TLS record, then nothing
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!silent.isClosedByPeer && !partial.isClosedByPeer, "closed before the idle timeout")
+            try await Task.sleep(for: .seconds(3))
+            #expect(silent.isClosedByPeer, "a connection that sent nothing is still open 3 s past a 1 s idle timeout")
+            #expect(partial.isClosedByPeer, "a half-sent handshake is still open 3 s past a 1 s idle timeout")
         }
     }
 
