@@ -48,7 +48,7 @@ struct Serve: AsyncParsableCommand {
     var databaseTimeout: Double = 4
     @Option(help: "About how many bytes of rows a pull page holds, at most 16 MiB (a page always holds at least one row).")
     var pullPageBytes = 4 << 20
-    @Option(help: "Seconds a connection may stay idle (before a request, between requests, inside a request's head) before it is closed.")
+    @Option(help: "Seconds a connection may stay idle (before a request, between requests, inside a request's head or a TLS handshake) before it is closed.")
     var idleTimeout: Double = 30
     @Option(help: "Seconds a request's body may take to arrive in full after its head.")
     var requestTimeout: Double = 60

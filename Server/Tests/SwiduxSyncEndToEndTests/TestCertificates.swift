@@ -26,8 +26,7 @@ struct TestCertificates: Sendable {
     init(directory: URL, caName: String = "Swidux test CA") throws {
         let caKey = P256.Signing.PrivateKey()
         let ca = try DistinguishedName { CommonName(caName) }
-        // Valid from an hour ago: the clocks of a test machine's processes agree, a CI
-        // runner's may drift a little.
+        // Valid from an hour ago, so that a verifying clock a little behind this one still accepts them.
         let now = Date()
         let caCertificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
