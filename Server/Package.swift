@@ -32,6 +32,10 @@ let package = Package(
         // Only for the client end-to-end tests (reading the clients' SQLite files); the same
         // GRDB the main package resolves.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Test certificates (a CA and a server certificate) for the https tests, made in the tests.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The server: schema, tokens, push, pull, long poll, HTTP routes. A library so that
@@ -42,6 +46,9 @@ let package = Package(
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // `serve --tls-certificate --tls-key`: https without a proxy in front.
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -56,6 +63,8 @@ let package = Package(
             name: "swidux-sync-server",
             dependencies: [
                 "SwiduxSyncServer",
+                .product(name: "SwiduxSyncWire", package: "Swidux"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -112,6 +121,10 @@ let package = Package(
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
                 .product(name: "SwiduxTesting", package: "Swidux"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // A CA and a server certificate made by the https tests.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // Client figures: flush → other client's store latency, first sync of 100,000 rows

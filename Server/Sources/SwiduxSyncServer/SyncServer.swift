@@ -1,7 +1,9 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import PostgresNIO
 import ServiceLifecycle
 
@@ -23,18 +25,27 @@ public struct SyncServer: Sendable {
     public var logger: Logger
     /// Timeouts and bounds (``SyncServerLimits``).
     public var limits: SyncServerLimits
+    /// The certificate and key to serve https with; nil: plain http (behind a TLS proxy, or
+    /// on a trusted network).
+    public var tls: TLSConfiguration?
 
     /// A server (not yet running).
     ///
     /// ```swift
     /// SyncServer(postgres: url, host: "127.0.0.1", port: 0, limits: SyncServerLimits(databaseTimeout: .seconds(2)))
+    /// // https:
+    /// let tls = TLSConfiguration.makeServerConfiguration(
+    ///     certificateChain: try NIOSSLCertificate.fromPEMFile("chain.pem").map { .certificate($0) },
+    ///     privateKey: .privateKey(try NIOSSLPrivateKey(file: "key.pem", format: .pem)))
+    /// SyncServer(postgres: url, port: 8443, tls: tls)
     /// ```
     public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, limits: SyncServerLimits = SyncServerLimits(),
-                logger: Logger = Logger(label: "swidux-sync-server")) {
+                tls: TLSConfiguration? = nil, logger: Logger = Logger(label: "swidux-sync-server")) {
         self.postgres = postgres
         self.host = host
         self.port = port
         self.limits = limits
+        self.tls = tls
         self.logger = logger
     }
 
@@ -101,9 +112,14 @@ public struct SyncServer: Sendable {
                                             RequestTimeoutHandler(timeout: requestTimeout, logger: logger),
                                             ExpectContinueHandler()],
                 idleTimeout: idleTimeout)
+            let server: HTTPServerBuilder = if let tls {
+                try .tls(.http1(configuration: http), tlsConfiguration: tls)
+            } else {
+                .http1(configuration: http)
+            }
             let app = Application(
                 router: router,
-                server: .http1(configuration: http),
+                server: server,
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
                 logger: logger)

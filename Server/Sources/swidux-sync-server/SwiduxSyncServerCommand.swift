@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 import SwiduxSyncServer
+import SwiduxSyncWire
 
 /// `swidux-sync-server`: the sync server of Swidux (README, "Sync server").
 @main
@@ -31,21 +33,31 @@ struct DatabaseOptions: ParsableArguments {
 }
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Migrate the schema, then serve push and pull over HTTP.")
+    static let configuration = CommandConfiguration(
+        abstract: "Migrate the schema, then serve push and pull over HTTP, or HTTPS with --tls-certificate and --tls-key.",
+        discussion: """
+            Without --tls-certificate and --tls-key the server speaks plain http: put it behind a \
+            TLS-terminating proxy, or keep it on a trusted network. With them it serves https itself; \
+            clients whose system does not trust the certificate's CA are given it (todos --sync-ca-file).
+            """)
 
     @OptionGroup var database: DatabaseOptions
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (required; 0: any free port, the one chosen is printed).") var port: Int?
     @Option(help: "Seconds a request waits for a database connection before it is answered 503 (the database is unavailable).")
     var databaseTimeout: Double = 4
-    @Option(help: "About how many bytes of rows a pull page holds (a page always holds at least one row).")
+    @Option(help: "About how many bytes of rows a pull page holds, at most 16 MiB (a page always holds at least one row).")
     var pullPageBytes = 4 << 20
-    @Option(help: "Seconds a connection may stay idle (before a request, between requests, inside a request's head) before it is closed.")
+    @Option(help: "Seconds a connection may stay idle (before a request, between requests, inside a request's head or a TLS handshake) before it is closed.")
     var idleTimeout: Double = 30
     @Option(help: "Seconds a request's body may take to arrive in full after its head.")
     var requestTimeout: Double = 60
     @Option(help: "The most connections one client address may have open; more are closed at once.")
     var maxConnectionsPerAddress = 64
+    @Option(help: ArgumentHelp("Serve https with this certificate chain (PEM: the server's certificate first); with --tls-key.", valueName: "file"))
+    var tlsCertificate: String?
+    @Option(help: ArgumentHelp("The private key (PEM) of --tls-certificate.", valueName: "file"))
+    var tlsKey: String?
 
     func validate() throws {
         for (name, value) in [("--database-timeout", databaseTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
@@ -56,7 +68,33 @@ struct Serve: AsyncParsableCommand {
         guard maxConnectionsPerAddress > 0 else {
             throw ValidationError("--max-connections-per-address must be positive, not \(maxConnectionsPerAddress)")
         }
-        guard pullPageBytes > 0 else { throw ValidationError("--pull-page-bytes must be positive, not \(pullPageBytes)") }
+        // A page with its last row must fit the answer a client reads (twice a push's bound).
+        guard pullPageBytes > 0, pullPageBytes <= SyncProtocol.maxBodyBytes else {
+            throw ValidationError("--pull-page-bytes must be positive and at most \(SyncProtocol.maxBodyBytes), not \(pullPageBytes)")
+        }
+    }
+
+    /// The server's TLS settings from --tls-certificate and --tls-key; nil for http.
+    ///
+    /// Checked when the command runs, like --postgres, so that an unknown option is named first.
+    func tls() throws -> TLSConfiguration? {
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together: pass both for https, neither for http")
+        }
+        guard let tlsCertificate, let tlsKey else { return nil }
+        let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate)
+        } catch {
+            throw ValidationError("--tls-certificate \(tlsCertificate): not a readable PEM certificate file (\(error))")
+        }
+        guard !chain.isEmpty else { throw ValidationError("--tls-certificate \(tlsCertificate) holds no certificate") }
+        do {
+            key = try NIOSSLPrivateKey(file: tlsKey, format: .pem)
+        } catch {
+            throw ValidationError("--tls-key \(tlsKey): not a readable PEM private key file (\(error))")
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
     /// The limits the options give.
@@ -72,11 +110,13 @@ struct Serve: AsyncParsableCommand {
         let postgres = try database.url()
         // Required, checked here so that an unknown option is named first (see DatabaseOptions).
         guard let port else { throw ValidationError("missing --port <n>: the port to listen on (0: any free port)") }
-        let server = SyncServer(postgres: postgres, host: host, port: port, limits: limits(), logger: logger)
+        let tls = try tls()
+        let server = SyncServer(postgres: postgres, host: host, port: port, limits: limits(), tls: tls, logger: logger)
         let host = self.host
+        let scheme = tls == nil ? "http" : "https"
         try await server.run(stopOnSignals: true) { port in
             // Tests and scripts read this line to learn the port.
-            FileHandle.standardOutput.write(Data("swidux-sync-server: listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("swidux-sync-server: listening on \(scheme)://\(host):\(port)\n".utf8))
         }
     }
 }

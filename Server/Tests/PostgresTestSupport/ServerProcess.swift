@@ -18,12 +18,15 @@ public final class ServerProcess: Sendable {
     public let child: ChildProcess
     /// The port it serves on (127.0.0.1).
     public let port: Int
-    /// `http://127.0.0.1:<port>`.
-    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http` or, when it serves with `--tls-certificate`, `https`.
+    public let scheme: String
+    /// `http://127.0.0.1:<port>` (or `https://`).
+    public var url: URL { URL(string: "\(scheme)://127.0.0.1:\(port)")! }
 
-    private init(child: ChildProcess, port: Int) {
+    private init(child: ChildProcess, port: Int, scheme: String) {
         self.child = child
         self.port = port
+        self.scheme = scheme
     }
 
     /// Starts `swidux-sync-server serve --postgres <postgres> --port <port>` (0: any free
@@ -33,13 +36,13 @@ public final class ServerProcess: Sendable {
         let child = try ChildProcess(executable: try executable(),
                                      arguments: ["serve", "--postgres", postgres, "--port", String(port)] + arguments,
                                      environment: environment)
-        guard let line = await child.line(containing: "listening on http://"),
+        guard let line = await child.line(containing: "listening on http"),
               let bound = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
             child.signal(SIGKILL)
             _ = await child.exitStatus()
             throw ProcessFailure("swidux-sync-server serve did not start:\n\(child.standardOutput)\(child.standardError)")
         }
-        return ServerProcess(child: child, port: bound)
+        return ServerProcess(child: child, port: bound, scheme: line.contains("https://") ? "https" : "http")
     }
 
     /// Kills the server with SIGKILL and waits until it is gone.

@@ -42,10 +42,12 @@ struct Device {
     let database: SwiduxDatabase
     let client: SyncClient
 
-    init(name: String, directory: URL, server: URL, token: String, pageSize: Int = 1000, retry: SyncRetryPolicy = .standard) throws {
+    init(name: String, directory: URL, server: URL, token: String, pageSize: Int = 1000,
+         trustedCertificates: SyncTrustedCertificates? = nil, retry: SyncRetryPolicy = .standard) throws {
         self.name = name
         database = try SwiduxDatabase(path: directory.appendingPathComponent("\(name).sqlite").path, migrations: Schema.migrations)
-        client = try SyncClient(database: database, server: server, token: token, tables: Schema.tables, pageSize: pageSize, retry: retry)
+        client = try SyncClient(database: database, server: server, token: token, tables: Schema.tables, pageSize: pageSize,
+                                trustedCertificates: trustedCertificates, retry: retry)
     }
 
     /// One local transaction, like a flush (foreign keys checked at the commit).

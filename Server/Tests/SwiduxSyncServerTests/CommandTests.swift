@@ -63,6 +63,43 @@ struct CommandTests {
         #expect(noPort.stderr.contains("missing --port <n>"), "\(noPort.stderr)")
     }
 
+    @Test("serve's https options: listed by --help, one without the other refused, an unreadable file named")
+    func tlsOptions() async throws {
+        let executable = try ServerProcess.executable()
+        let help = try await ChildProcess.run(executable, ["serve", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--tls-certificate <file>") && help.stdout.contains("--tls-key <file>"), "\(help.stdout)")
+        // Checked before PostgreSQL is reached: nothing listens on this database's port.
+        let port = try PostgresCluster.freePort()
+        let postgres = "postgres://u@127.0.0.1:\(port)/db"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-options-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notPEM = directory.appendingPathComponent("not.pem")
+        try "not a certificate".write(to: notPEM, atomically: true, encoding: .utf8)
+
+        let keyOnly = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0", "--tls-key", notPEM.path])
+        #expect(keyOnly.status != 0)
+        #expect(keyOnly.stderr.contains("--tls-certificate and --tls-key go together"), "\(keyOnly.stderr)")
+        let missing = directory.appendingPathComponent("missing.pem").path
+        let unreadable = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0",
+                                                                 "--tls-certificate", missing, "--tls-key", notPEM.path])
+        #expect(unreadable.status != 0)
+        #expect(unreadable.stderr.contains("--tls-certificate \(missing)"), "\(unreadable.stderr)")
+        let garbage = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0",
+                                                              "--tls-certificate", notPEM.path, "--tls-key", notPEM.path])
+        #expect(garbage.status != 0)
+        #expect(garbage.stderr.contains("--tls-certificate \(notPEM.path)"), "\(garbage.stderr)")
+        for result in [keyOnly, unreadable, garbage] {
+            #expect(!result.stdout.contains("listening"))
+            #expect(!result.stderr.contains("cannot reach PostgreSQL"), "\(result.stderr)")
+        }
+        let bigPage = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0",
+                                                              "--pull-page-bytes", String(32 << 20)])
+        #expect(bigPage.status != 0)
+        #expect(bigPage.stderr.contains("--pull-page-bytes must be positive and at most"), "\(bigPage.stderr)")
+    }
+
     @Test("a server start logs no warning (the pool runs before the migration leases from it)")
     func startLogsNoWarning() async throws {
         let cluster = try await PostgresCluster.shared()
