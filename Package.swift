@@ -127,10 +127,12 @@ let package = Package(
             name: "SwiduxTestingTests",
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
+        // Loopback servers (hung, scripted, refusing) shared by the test targets; not a product.
+        .target(name: "SwiduxTestSupport", path: "Tests/SwiduxTestSupport"),
         .testTarget(
             name: "SwiduxSyncTests",
             dependencies: [
-                "Swidux", "SwiduxSQLite", "SwiduxSync", "SwiduxSyncWire", "SwiduxTesting", "swidux-crash-writer",
+                "Swidux", "SwiduxSQLite", "SwiduxSync", "SwiduxSyncWire", "SwiduxTesting", "SwiduxTestSupport", "swidux-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -139,7 +141,7 @@ let package = Package(
         .testTarget(name: "QuickStartTests", dependencies: ["SwiduxSQLite", "SwiduxTesting"]),
         .testTarget(
             name: "TodosAppTests",
-            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "todos", .product(name: "Clocks", package: "swift-clocks")],
+            dependencies: ["TodosApp", "Swidux", "SwiduxSQLite", "SwiduxTesting", "SwiduxTestSupport", "todos", .product(name: "Clocks", package: "swift-clocks")],
             // Recorded sessions (`todos --record`), replayed by RecordedSessionTests.
             exclude: ["Fixtures"]
         ),

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SwiduxSync
 import SwiduxSyncWire
+import SwiduxTestSupport
 import Testing
 
 /// The client's HTTP against broken and hostile servers: every answer either is read as

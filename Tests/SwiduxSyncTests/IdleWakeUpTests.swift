@@ -1,5 +1,6 @@
 import Foundation
 @testable import SwiduxSync
+import SwiduxTestSupport
 import Testing
 
 /// Issue 30 item 9: a continuously syncing client does not read the outbox 20 times a

@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Testing
 
 /// What a new user sees when something is wrong: one sentence naming the thing and the

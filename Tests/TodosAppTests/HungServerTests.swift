@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc

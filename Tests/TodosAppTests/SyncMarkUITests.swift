@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Testing
 
 /// While the UI is not in sync, its status line keeps a mark saying so (not a message that

@@ -20,7 +20,6 @@ protocol StoreSlot<State>: StoreStepRecorder {
 }
 
 final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreSlot where Entity.ID: Sendable {
-    typealias Patch = EntityUndoPatch<Entity>
     typealias Box = EntityUndoPatchBox<Entity>
     let access: FieldAccess<State, EntityStore<Entity>>
     /// How a capture is made, specialized for the entity type (learnt from the first capture

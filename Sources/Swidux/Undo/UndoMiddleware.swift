@@ -189,13 +189,6 @@ public final class UndoMiddleware<State> {
         historyDidChange?()
     }
 
-    /// Applies `edit` to every undo and redo snapshot (entities another writer deleted leave
-    /// the snapshots too, so that undo does not bring them back). O(steps × edit).
-    func editSnapshots(_ edit: (inout State) -> Void) {
-        for index in undoStack.indices { edit(&undoStack[index]) }
-        for index in redoStack.indices { edit(&redoStack[index]) }
-    }
-
     // MARK: The store's history, by patches
 
     /// Records a step and clears redo; a coalescing step following a coalescing one is

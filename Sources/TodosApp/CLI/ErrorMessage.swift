@@ -4,10 +4,10 @@ import SwiduxSQLite
 
 /// Turns any error met while using a database into one sentence naming the file and the
 /// cause — never a dump of an error's fields.
-public enum ErrorMessage {
+enum ErrorMessage {
     /// "no database at /x/todos.sqlite", "cannot use the database at /x/todos.sqlite: the
     /// database file or its directory is read-only", …
-    public static func describe(_ error: any Error, path: String) -> String {
+    static func describe(_ error: any Error, path: String) -> String {
         switch error {
         case let error as TodosError:
             return error.description

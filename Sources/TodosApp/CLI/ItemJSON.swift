@@ -8,15 +8,15 @@ import Musl
 #endif
 
 /// One item as `todos list --json` prints it.
-public struct ItemJSON: Codable, Equatable, Sendable {
-    public var id: String
-    public var title: String
-    public var list: String
-    public var done: Bool
-    public var tags: [String]
-    public var createdAt: Date
+struct ItemJSON: Codable, Equatable, Sendable {
+    var id: String
+    var title: String
+    var list: String
+    var done: Bool
+    var tags: [String]
+    var createdAt: Date
 
-    public init(item: TodoItem, state: AppState) {
+    init(item: TodoItem, state: AppState) {
         self.init(item: item, list: state.lists[item.listID]?.name ?? "", tags: state.tags(of: item.id))
     }
 
@@ -30,7 +30,7 @@ public struct ItemJSON: Codable, Equatable, Sendable {
     }
 
     /// The items of `listID` (every list when `nil`), in list then stored order.
-    public static func items(in state: AppState, listID: UUID?) -> [ItemJSON] {
+    static func items(in state: AppState, listID: UUID?) -> [ItemJSON] {
         let lists = listID.map { [$0] } ?? state.lists.map(\.id)
         // The derived groups and tag index, read once (not once per item).
         let groups = AppState.itemIDsByList(state), tags = AppState.tagsByItem(state)
@@ -43,7 +43,7 @@ public struct ItemJSON: Codable, Equatable, Sendable {
     /// A JSON array, keys sorted, dates in ISO 8601: what `JSONEncoder` writes with
     /// `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]` and `.iso8601` dates, byte
     /// for byte, written directly (several times faster for 100,000 items).
-    public static func encode(_ items: [ItemJSON]) throws -> String {
+    static func encode(_ items: [ItemJSON]) throws -> String {
         guard !items.isEmpty else { return "[\n\n]" }
         var out = ""
         out.reserveCapacity(items.count * 220)
@@ -122,7 +122,7 @@ public struct ItemJSON: Codable, Equatable, Sendable {
 
     /// The human-readable line: short id, check box, title, tags, list. Control characters
     /// of stored text are shown as "?" (as the terminal UI does), never sent to the terminal raw.
-    public static func line(_ item: ItemJSON) -> String {
+    static func line(_ item: ItemJSON) -> String {
         let tags = item.tags.isEmpty ? "" : "  " + item.tags.map { "#\($0)" }.joined(separator: " ")
         return ControlCharacters.neutralize("\(item.id.prefix(8))  [\(item.done ? "x" : " ")] \(item.title)\(tags)  (\(item.list))")
     }

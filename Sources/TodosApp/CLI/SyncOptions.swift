@@ -5,17 +5,17 @@ import SwiduxSync
 
 /// `--sync <url>`, `--sync-token <token>` and `--sync-ca-file <file>` (else `TODOS_SYNC_URL`,
 /// `TODOS_SYNC_TOKEN`, `TODOS_SYNC_CA_FILE`).
-public struct SyncOptions: ParsableArguments {
+struct SyncOptions: ParsableArguments {
     @Option(name: .customLong("sync"), help: ArgumentHelp("The sync server's URL, e.g. http://127.0.0.1:8080 (default: $TODOS_SYNC_URL). The UI then syncs continuously.", valueName: "url"))
-    public var url: String?
+    var url: String?
 
     @Option(name: .customLong("sync-token"), help: ArgumentHelp("The sync token of your space (default: $TODOS_SYNC_TOKEN); `swidux-sync-server token create` makes one.", valueName: "token"))
-    public var token: String?
+    var token: String?
 
     @Option(name: .customLong("sync-ca-file"), help: ArgumentHelp("A PEM file of certificate authorities to trust for an https:// sync server besides the system's, e.g. a private CA (default: $TODOS_SYNC_CA_FILE).", valueName: "file"))
-    public var caFile: String?
+    var caFile: String?
 
-    public init() {}
+    init() {}
 
     /// The certificate authorities of `--sync-ca-file` (else `TODOS_SYNC_CA_FILE`); nil when
     /// neither names a file. A file that cannot be read or holds no certificate is an error.

@@ -3,11 +3,11 @@ import Foundation
 import SwiduxSQLite
 
 /// `--db <path>`: the database file (else `TODOS_DB`, else the per-user default).
-public struct DatabaseOptions: ParsableArguments {
+struct DatabaseOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The database file (default: $TODOS_DB, else $XDG_DATA_HOME/todos/todos.sqlite, else ~/.local/share/todos/todos.sqlite).", valueName: "path"))
-    public var db: String?
+    var db: String?
 
-    public init() {}
+    init() {}
 }
 
 /// `todos`: the terminal to-do app. No subcommand opens the full-screen UI.
@@ -29,12 +29,12 @@ public struct TodosCommand: AsyncParsableCommand {
         subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Conflicts.self, Replay.self, Stress.self, Check.self, TimeKeys.self]
     )
 
-    @OptionGroup public var options: DatabaseOptions
-    @OptionGroup public var sync: SyncOptions
+    @OptionGroup var options: DatabaseOptions
+    @OptionGroup var sync: SyncOptions
     @Option(name: .long, help: ArgumentHelp("Where the full-screen UI writes its log, never to the terminal (default: $TODOS_LOG, else $XDG_STATE_HOME/todos/todos.log, else ~/.local/state/todos/todos.log).", valueName: "path"))
-    public var log: String?
+    var log: String?
     @Option(name: .long, help: ArgumentHelp("Record the UI session to this file (JSON lines; replay it with `todos replay FILE`).", valueName: "file"))
-    public var record: String?
+    var record: String?
 
     public init() {}
 

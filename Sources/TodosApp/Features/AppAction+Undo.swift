@@ -2,7 +2,7 @@ import Foundation
 
 extension AppAction: UndoableAction {
     /// Domain actions are undo steps; search, navigation and selection are not.
-    public var undoPolicy: UndoPolicy {
+    var undoPolicy: UndoPolicy {
         switch self {
         case .lists(.select), .items(.refreshed): .skip
         case .lists, .items, .tags: .record

@@ -2,15 +2,15 @@ import Foundation
 
 /// Dependencies of the reducers: clock (search debounce), id and date generators and
 /// the one-shot event sink (status messages).
-public struct AppEnvironment: Sendable {
-    public var clock: any Clock<Duration>
-    public var searchDebounce: Duration
-    public var uuid: @Sendable () -> UUID
-    public var now: @Sendable () -> Date
+struct AppEnvironment: Sendable {
+    var clock: any Clock<Duration>
+    var searchDebounce: Duration
+    var uuid: @Sendable () -> UUID
+    var now: @Sendable () -> Date
     /// One-shot events (status messages) for whoever listens (the terminal UI).
-    public var events: EventChannel<AppEvent>
+    var events: EventChannel<AppEvent>
 
-    public init(
+    init(
         clock: any Clock<Duration> = ContinuousClock(),
         searchDebounce: Duration = .milliseconds(200),
         uuid: @escaping @Sendable () -> UUID = { UUID() },

@@ -1,10 +1,10 @@
 import Foundation
 
 /// The root reducer: dispatches each action to its feature reducer.
-public struct AppReducer: SwiduxReducer {
-    public init() {}
+struct AppReducer: SwiduxReducer {
+    init() {}
 
-    public func reduce(state: inout AppState, action: AppAction, environment: AppEnvironment) -> Effect<AppAction>? {
+    func reduce(state: inout AppState, action: AppAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .lists(action): ListsReducer().reduce(state: &state, action: action, environment: environment)
         case let .items(action): ItemsReducer().reduce(state: &state, action: action, environment: environment)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Item changes (``ItemsReducer``). Ids come with the action so callers know them.
-public enum ItemsAction: Equatable, Sendable, Codable {
+enum ItemsAction: Equatable, Sendable, Codable {
     case add(id: UUID, listID: UUID, title: String, tags: [String] = [])
     case setTitle(id: UUID, title: String)
     case toggle(id: UUID)

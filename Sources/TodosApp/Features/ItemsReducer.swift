@@ -1,8 +1,8 @@
 import Foundation
 
 /// Adds, edits, toggles, deletes, reorders and clears items.
-public struct ItemsReducer: SwiduxReducer {
-    public init() {}
+struct ItemsReducer: SwiduxReducer {
+    init() {}
 
     /// Why an item titled `title` with `tags` is refused (empty title, over a limit, an
     /// invalid tag), or `nil`. Checked by the input line before it closes, too, so that a
@@ -20,7 +20,7 @@ public struct ItemsReducer: SwiduxReducer {
         return nil
     }
 
-    public func reduce(state: inout AppState, action: ItemsAction, environment: AppEnvironment) -> Effect<AppAction>? {
+    func reduce(state: inout AppState, action: ItemsAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .add(id, listID, title, tagNames):
             let title = Limits.clean(title)

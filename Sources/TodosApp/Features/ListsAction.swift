@@ -1,7 +1,7 @@
 import Foundation
 
 /// Creating, renaming, deleting and selecting lists (``ListsReducer``).
-public enum ListsAction: Equatable, Sendable, Codable {
+enum ListsAction: Equatable, Sendable, Codable {
     case add(id: UUID, name: String)
     case rename(id: UUID, name: String)
     /// Deletes the list with its items (and their tag links).

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Creates, renames, deletes and selects lists.
-public struct ListsReducer: SwiduxReducer {
-    public init() {}
+struct ListsReducer: SwiduxReducer {
+    init() {}
 
     /// Why a name is refused because `existing` has it: the existing list's name as shown
     /// (names match whatever their case), not the text typed.
@@ -19,7 +19,7 @@ public struct ListsReducer: SwiduxReducer {
         }
     }
 
-    public func reduce(state: inout AppState, action: ListsAction, environment: AppEnvironment) -> Effect<AppAction>? {
+    func reduce(state: inout AppState, action: ListsAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .add(id, raw):
             let name: String

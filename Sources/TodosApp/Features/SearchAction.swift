@@ -1,7 +1,7 @@
 import Foundation
 
 /// Search as you type (``SearchReducer``).
-public enum SearchAction: Equatable, Sendable, Codable {
+enum SearchAction: Equatable, Sendable, Codable {
     /// The search text as typed; the query applies after a debounce.
     case textChanged(String)
     /// The debounced query takes effect.

@@ -2,13 +2,13 @@ import Foundation
 
 /// Search as you type: the typed text shows at once, the query applies after a
 /// debounce (cancelled and restarted by each keystroke).
-public struct SearchReducer: SwiduxReducer {
+struct SearchReducer: SwiduxReducer {
     /// The id of the in-flight debounced search.
-    public enum DebounceID: Hashable, Sendable { case search }
+    enum DebounceID: Hashable, Sendable { case search }
 
-    public init() {}
+    init() {}
 
-    public func reduce(state: inout AppState, action: SearchAction, environment: AppEnvironment) -> Effect<AppAction>? {
+    func reduce(state: inout AppState, action: SearchAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .textChanged(text):
             if text.count > Limits.name, text.count > state.ui.searchText.count {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Tagging items (``TagsReducer``).
-public enum TagsAction: Equatable, Sendable, Codable {
+enum TagsAction: Equatable, Sendable, Codable {
     /// Tags the item, creating the tag if no tag has that name.
     case add(itemID: UUID, name: String, tagID: UUID)
     case remove(itemID: UUID, tagID: UUID)

@@ -2,10 +2,10 @@ import Foundation
 
 /// Attaches and detaches tags. A tag is created on first use and removed when no item
 /// carries it any more.
-public struct TagsReducer: SwiduxReducer {
-    public init() {}
+struct TagsReducer: SwiduxReducer {
+    init() {}
 
-    public func reduce(state: inout AppState, action: TagsAction, environment: AppEnvironment) -> Effect<AppAction>? {
+    func reduce(state: inout AppState, action: TagsAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .add(itemID, name, tagID):
             guard state.items.contains(itemID) else { return nil }

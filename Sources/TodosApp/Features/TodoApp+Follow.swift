@@ -7,7 +7,7 @@ extension TodoApp {
     /// the other process's (it is saved later and wins); text being typed on the input line
     /// is never replaced; an item another process deleted stays deleted (delete wins).
     /// Read-only and in-memory databases are not followed.
-    public func followDatabase() throws {
+    func followDatabase() throws {
         guard database.access != .readOnly, database.database.path != nil else { return }
         try store.follow(database.database)
     }

@@ -6,23 +6,23 @@ import SwiduxSQLite
 /// The running application: the store wired to the database (persistence), undo and the
 /// event channel. The terminal UI and every CLI command go through it.
 @MainActor
-public final class TodoApp {
-    public let store: Store<AppState, AppAction>
-    public let events: EventChannel<AppEvent>
-    public let database: AppDatabase
-    public let environment: AppEnvironment
+final class TodoApp {
+    let store: Store<AppState, AppAction>
+    let events: EventChannel<AppEvent>
+    let database: AppDatabase
+    let environment: AppEnvironment
     /// Records the session when the app was opened with `record:` (`todos --record FILE`).
-    public let recorder: SessionRecorder<AppState, AppAction>?
+    let recorder: SessionRecorder<AppState, AppAction>?
 
     /// The name of the list created when there is none.
-    nonisolated public static let defaultListName = "Inbox"
+    nonisolated static let defaultListName = "Inbox"
 
     /// Hydrates the state from `database` and builds the store.
     ///
     /// - Parameter defaultList: create the list ``defaultListName`` in the database when
     ///   there is no list (atomically across processes); `false` for commands that must
     ///   not write (and always for a read-only database).
-    public init(
+    init(
         database: AppDatabase,
         defaultList: Bool = true,
         clock: any Clock<Duration> = ContinuousClock(),
@@ -83,26 +83,26 @@ public final class TodoApp {
 
     /// The app's undo: the domain only. `ui` (list, filter, selection, input) is never
     /// undone, so undo never moves the user's navigation. Replays use it too.
-    public static func makeUndo() -> UndoMiddleware<AppState> {
+    static func makeUndo() -> UndoMiddleware<AppState> {
         UndoMiddleware(maxDepth: 200, recording: \.lists, \.tags, \.items, \.itemTags)
     }
 
     /// Whether a flush found `id` deleted by another writer.
-    public func hasVanished(_ id: UUID) -> Bool { vanishedLog.ids.contains(AnyHashable(id)) }
+    func hasVanished(_ id: UUID) -> Bool { vanishedLog.ids.contains(AnyHashable(id)) }
 
     /// Sends `action` and waits for its effects.
-    public func send(_ action: AppAction) async {
+    func send(_ action: AppAction) async {
         await store.send(action).finish()
     }
 
     /// Writes every pending change; returns when it is durable.
-    public func flush() async throws {
+    func flush() async throws {
         try await store.flush()
     }
 
     /// Performs a key-map command. Returns `false` for ``Command/quit``.
     @discardableResult
-    public func perform(_ command: Command) -> Bool {
+    func perform(_ command: Command) -> Bool {
         switch command {
         case .send(let action):
             store.send(action)
@@ -129,7 +129,7 @@ public final class TodoApp {
     /// This covers the items a command touches, when it touches them; seeing every external
     /// change as it happens is the external-changes issue.
     @discardableResult
-    public func performOnLatest(_ command: Command) async -> Bool {
+    func performOnLatest(_ command: Command) async -> Bool {
         let ids = Self.itemsChanged(by: command)
         if !ids.isEmpty, database.access != .readOnly, database.database.path != nil {
             await refresh(items: ids)
@@ -166,7 +166,7 @@ public final class TodoApp {
     }
 
     /// The list named `name`, created if there is none. `nil` means the first list.
-    public func list(named name: String?, create: Bool) async throws -> TodoList {
+    func list(named name: String?, create: Bool) async throws -> TodoList {
         let state = store.state
         guard let name else {
             guard let first = state.lists.first else { throw TodosError("there are no lists") }
@@ -182,7 +182,7 @@ public final class TodoApp {
     }
 
     /// The item whose id is `text` or starts with `text` (at least 4 hex digits, dashes optional).
-    public func resolveItem(_ text: String) throws -> TodoItem {
+    func resolveItem(_ text: String) throws -> TodoItem {
         let items = store.items
         if let uuid = UUID(uuidString: text) {
             guard let item = items[uuid] else { throw TodosError("no item with id \(text)") }
@@ -209,7 +209,7 @@ final class VanishedLog {
 }
 
 /// A user-facing error: the message goes to standard error, the exit status is non-zero.
-public struct TodosError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+struct TodosError: Error, CustomStringConvertible, Equatable {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

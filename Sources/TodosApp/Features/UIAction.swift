@@ -1,7 +1,7 @@
 import Foundation
 
 /// Navigation, filter, highlight and the input line (``UIReducer``); never undo steps.
-public enum UIAction: Equatable, Sendable, Codable {
+enum UIAction: Equatable, Sendable, Codable {
     case showScreen(AppScreen)
     case toggleHelp
     case setFilter(ItemFilter)

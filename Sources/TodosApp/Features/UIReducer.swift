@@ -1,10 +1,10 @@
 import Foundation
 
 /// Navigation, filter, highlight and the input line.
-public struct UIReducer: SwiduxReducer {
-    public init() {}
+struct UIReducer: SwiduxReducer {
+    init() {}
 
-    public func reduce(state: inout AppState, action: UIAction, environment: AppEnvironment) -> Effect<AppAction>? {
+    func reduce(state: inout AppState, action: UIAction, environment: AppEnvironment) -> Effect<AppAction>? {
         switch action {
         case let .showScreen(screen):
             if screen == .help, state.ui.screen != .help { state.ui.previousScreen = state.ui.screen }

@@ -13,9 +13,9 @@ import Logging
 /// let path = LogFile.resolve(option: nil)   // ~/.local/state/todos/todos.log
 /// LogFile.bootstrap(path: path)             // every Logger made from now on writes there
 /// ```
-public enum LogFile {
+enum LogFile {
     /// The log file's path for `option` (`--log`), the environment, or the default.
-    public static func resolve(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    static func resolve(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let option, !option.isEmpty { return DatabaseLocation.expand(option, environment: environment) }
         if let path = environment["TODOS_LOG"], !path.isEmpty { return DatabaseLocation.expand(path, environment: environment) }
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/todos/todos.log" }
@@ -28,7 +28,7 @@ public enum LogFile {
     /// rather than printed under the UI; the returned message says why (for the status line).
     /// Call it once per process, before the first `Logger` is made.
     @discardableResult
-    public static func bootstrap(path: String) -> String? {
+    static func bootstrap(path: String) -> String? {
         let sink: FileLogSink?
         var problem: String?
         do {

@@ -1,6 +1,6 @@
 import Foundation
 
 /// The screens of the terminal UI (navigation lives in state).
-public enum AppScreen: Equatable, Sendable, Codable {
+enum AppScreen: Equatable, Sendable, Codable {
     case items, lists, help
 }

@@ -8,45 +8,45 @@ import Foundation
 
 extension AppState {
     /// The list shown on the item screen: the selected one, else the first.
-    public var currentList: TodoList? {
+    var currentList: TodoList? {
         if let id = ui.currentListID, let list = lists[id] { return list }
         return lists.first
     }
 
     /// Items of `listID` in their stored order.
-    public func items(inList listID: UUID) -> [TodoItem] {
+    func items(inList listID: UUID) -> [TodoItem] {
         (Self.itemIDsByList(self)[listID] ?? []).compactMap { items[$0] }
     }
 
     /// The tags of `itemID`, in the order they were attached.
-    public func tags(of itemID: UUID) -> [Tag] {
+    func tags(of itemID: UUID) -> [Tag] {
         Self.tagsByItem(self)[itemID] ?? []
     }
 
     /// The tag named `name` (case-insensitive), if any.
-    public func tag(named name: String) -> Tag? {
+    func tag(named name: String) -> Tag? {
         tags.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// The list named `name`, if any: names compare by ``ListName/key(_:)`` (cleaned, case-insensitive).
-    public func list(named name: String) -> TodoList? {
+    func list(named name: String) -> TodoList? {
         let key = ListName.key(name)
         return lists.first { ListName.key($0.name) == key }
     }
 
     /// The items the item screen shows: current list, filter, then search query
     /// (matching title or tag names, case- and diacritic-insensitive).
-    public var visibleItems: [TodoItem] { Self.visibleItemValues(self) }
+    var visibleItems: [TodoItem] { Self.visibleItemValues(self) }
 
     /// The ids of ``visibleItems``, in order: what the item screen and the cursor read (a
     /// key reads the entities of the rows on screen only). Without a search query, a group
     /// of the indexes as it is (no copy, no pass over the items).
-    public var visibleIDs: [UUID] {
+    var visibleIDs: [UUID] {
         ui.searchQuery.trimmingCharacters(in: .whitespaces).isEmpty ? filteredIDs : Self.searchResults(self)
     }
 
     /// Counts for the current list: total, active, completed (sizes of index groups).
-    public var counts: (total: Int, active: Int, completed: Int) {
+    var counts: (total: Int, active: Int, completed: Int) {
         guard let listID = currentList?.id else { return (0, 0, 0) }
         let groups = Self.itemIDsByListAndDone(self)
         let active = groups[ListAndDone(listID: listID, isDone: false)]?.count ?? 0
@@ -55,16 +55,16 @@ extension AppState {
     }
 
     /// The highlighted item if it is visible, else the first visible item.
-    public var selectedItem: TodoItem? {
+    var selectedItem: TodoItem? {
         guard let index = selectedIndex else { return nil }
         return items[visibleIDs[index]]
     }
 
     /// The index of the highlighted item among ``visibleIDs`` (and ``visibleItems``).
-    public var selectedIndex: Int? { Self.selection(self) }
+    var selectedIndex: Int? { Self.selection(self) }
 
     /// Total and done items of every list (sizes of index groups).
-    public var countsByList: [UUID: ItemCounts] {
+    var countsByList: [UUID: ItemCounts] {
         var counts: [UUID: ItemCounts] = [:]
         for (key, ids) in Self.itemIDsByListAndDone(self) {
             counts[key.listID, default: ItemCounts()].add(ItemCounts(total: ids.count, done: key.isDone ? ids.count : 0))
@@ -78,9 +78,9 @@ extension AppState {
 }
 
 /// How many items a list holds, and how many of them are done.
-public struct ItemCounts: Equatable, Sendable {
-    public var total = 0
-    public var done = 0
+struct ItemCounts: Equatable, Sendable {
+    var total = 0
+    var done = 0
 
     mutating func add(_ other: ItemCounts) {
         total += other.total

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the input line is collecting, if anything.
-public enum InputMode: Equatable, Sendable, Codable {
+enum InputMode: Equatable, Sendable, Codable {
     case addItem
     case editItem(UUID)
     case addTag(UUID)

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Which items the item screen shows.
-public enum ItemFilter: String, CaseIterable, Equatable, Sendable, Codable {
+enum ItemFilter: String, CaseIterable, Equatable, Sendable, Codable {
     case all, active, completed
 
     /// The next filter in the cycle all → active → completed → all.
-    public var next: ItemFilter {
+    var next: ItemFilter {
         switch self {
         case .all: .active
         case .active: .completed

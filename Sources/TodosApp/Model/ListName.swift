@@ -6,12 +6,12 @@ import Foundation
 /// A name is cleaned (newlines and tabs become spaces, surrounding spaces go) and must
 /// hold 1 to ``Limits/name`` characters; two names are the same list when their
 /// ``key(_:)``s are equal (case-, width- and canonical-equivalence-insensitive).
-public enum ListName {
+enum ListName {
     /// The name as stored and shown: `"  Home\n"` → `"Home"`.
-    public static func clean(_ raw: String) -> String { Limits.clean(raw) }
+    static func clean(_ raw: String) -> String { Limits.clean(raw) }
 
     /// The cleaned name, or why it is refused (empty, over the limit).
-    public static func validate(_ raw: String) -> Result<String, TodosError> {
+    static func validate(_ raw: String) -> Result<String, TodosError> {
         let name = clean(raw)
         if name.isEmpty { return .failure(TodosError("a list name can't be empty")) }
         if let excess = Limits.excess(name, max: Limits.name, what: "a list name") { return .failure(TodosError(excess)) }
@@ -20,7 +20,7 @@ public enum ListName {
 
     /// The key two names share when they name the same list: `"Work"`, `" work "` and
     /// `"WORK"` → `"work"`. Stored in the `nameKey` column, which is unique.
-    public static func key(_ raw: String) -> String {
+    static func key(_ raw: String) -> String {
         clean(raw).precomposedStringWithCanonicalMapping
             .folding(options: [.caseInsensitive, .widthInsensitive], locale: nil)
     }
@@ -28,7 +28,7 @@ public enum ListName {
     /// The id a list created by name gets: derived from its ``key(_:)``, so that devices
     /// syncing through a server that each create "Inbox" create the same list (the unique
     /// name key would otherwise keep the other device's list out).
-    public static func id(forKey key: String) -> UUID {
+    static func id(forKey key: String) -> UUID {
         func fnv(_ seed: UInt64) -> UInt64 {
             var hash = seed
             for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }

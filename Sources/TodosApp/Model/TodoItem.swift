@@ -1,14 +1,14 @@
 import Foundation
 
 /// A to-do item; belongs to one ``TodoList`` through ``listID``. Its tags are ``ItemTag`` rows.
-public struct TodoItem: Identifiable, Equatable, Sendable, Codable {
-    public var id: UUID
-    public var listID: UUID
-    public var title: String
-    public var isDone: Bool
-    public var createdAt: Date
+struct TodoItem: Identifiable, Equatable, Sendable, Codable {
+    var id: UUID
+    var listID: UUID
+    var title: String
+    var isDone: Bool
+    var createdAt: Date
 
-    public nonisolated init(id: UUID = UUID(), listID: UUID, title: String, isDone: Bool = false, createdAt: Date = Date()) {
+    nonisolated init(id: UUID = UUID(), listID: UUID, title: String, isDone: Bool = false, createdAt: Date = Date()) {
         self.id = id
         self.listID = listID
         self.title = title

@@ -13,8 +13,8 @@ import SwiduxSQLite
 /// its cascade would delete those rows first, their explicit deletions would find nothing
 /// and be reported as "vanished" (deleted by another writer) — and an undo of the list
 /// deletion would then not bring them back.
-public final class AppDatabase: Sendable {
-    public let database: SwiduxDatabase
+final class AppDatabase: Sendable {
+    let database: SwiduxDatabase
 
     static let lists = EntityTable(recordsOf: TodoList.self)
     static let tags = EntityTable(recordsOf: Tag.self)
@@ -23,7 +23,7 @@ public final class AppDatabase: Sendable {
 
     /// The schema. Foreign keys cascade, so deleting a list deletes its items and their
     /// tag links in the database even before the items' own deletions are written.
-    public static let migrations = SwiduxMigrations { migrations in
+    static let migrations = SwiduxMigrations { migrations in
         migrations.register("v1") { db in
             try db.create(table: TodoList.databaseTableName) { t in
                 t.primaryKey("id", .blob)
@@ -75,9 +75,9 @@ public final class AppDatabase: Sendable {
     }
 
     /// How the file was opened (``open(path:access:)``).
-    public let access: SwiduxDatabase.Access
+    let access: SwiduxDatabase.Access
     /// Whether opening created the file (only ``SwiduxDatabase/Access/create`` does).
-    public let created: Bool
+    let created: Bool
 
     init(database: SwiduxDatabase, access: SwiduxDatabase.Access = .create, created: Bool = false) {
         self.database = database
@@ -94,7 +94,7 @@ public final class AppDatabase: Sendable {
     ///
     /// Throws a ``SwiduxDatabaseError`` naming the file and the cause (``SwiduxDatabaseError/Cause/noDatabase``
     /// for a missing file); never replaces a file.
-    public static func open(path: String, access: SwiduxDatabase.Access = .create) throws -> AppDatabase {
+    static func open(path: String, access: SwiduxDatabase.Access = .create) throws -> AppDatabase {
         let fileManager = FileManager.default
         let existed = fileManager.fileExists(atPath: path)
         if access != .create, !existed {
@@ -123,7 +123,7 @@ public final class AppDatabase: Sendable {
     }
 
     /// An empty in-memory database (tests).
-    public static func inMemory() throws -> AppDatabase {
+    static func inMemory() throws -> AppDatabase {
         AppDatabase(database: try SwiduxDatabase.inMemory(migrations: migrations))
     }
 
@@ -132,7 +132,7 @@ public final class AppDatabase: Sendable {
     /// all get the same list.
     ///
     /// - Throws: ``TodosError`` for an invalid name; ``SwiduxDatabaseError``.
-    public func ensureList(named raw: String, id: UUID? = nil) throws -> TodoList {
+    func ensureList(named raw: String, id: UUID? = nil) throws -> TodoList {
         let name = try ListName.validate(raw).get()
         let id = id ?? ListName.id(forKey: ListName.key(name))
         return try immediate { db in
@@ -150,7 +150,7 @@ public final class AppDatabase: Sendable {
 
     /// Creates the list ``TodoApp/defaultListName`` if there is no list at all (atomically,
     /// like ``ensureList(named:id:)``).
-    public func ensureDefaultList() throws {
+    func ensureDefaultList() throws {
         let empty = try database.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM todoList") == 0 }
         guard empty else { return }
         try immediate { db in
@@ -181,7 +181,7 @@ public final class AppDatabase: Sendable {
     }
 
     /// Loads every entity store, in stored order. Records no changes.
-    public func hydrate() throws -> AppState {
+    func hydrate() throws -> AppState {
         try database.hydrate { db in
             AppState(
                 lists: try Self.lists.fetchStore(db),
@@ -194,7 +194,7 @@ public final class AppDatabase: Sendable {
 
     /// The persistence middleware writing `AppState` to this database; one flush is one transaction.
     @MainActor
-    public func persistence(
+    func persistence(
         debounce: Duration = .milliseconds(250),
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "todos.persistence")
@@ -213,7 +213,7 @@ public final class AppDatabase: Sendable {
     }
 
     /// `PRAGMA integrity_check` and `PRAGMA foreign_key_check`: the problems found, empty when sound.
-    public func integrityProblems() throws -> [String] {
+    func integrityProblems() throws -> [String] {
         try database.writer.read { db in
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { "foreign key: \($0)" }
@@ -221,13 +221,13 @@ public final class AppDatabase: Sendable {
         }
     }
 
-    public func close() throws { try database.close() }
+    func close() throws { try database.close() }
 }
 
 /// Where the database lives: `--db`, else `TODOS_DB`, else `$XDG_DATA_HOME/todos/todos.sqlite`,
 /// else `~/.local/share/todos/todos.sqlite`.
-public enum DatabaseLocation {
-    public static func resolve(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+enum DatabaseLocation {
+    static func resolve(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let option, !option.isEmpty { return expand(option, environment: environment) }
         if let path = environment["TODOS_DB"], !path.isEmpty { return expand(path, environment: environment) }
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {

@@ -5,11 +5,11 @@ import GRDB
 // foreign keys: todoItem.listID → todoList, itemTag.itemID → todoItem, itemTag.tagID → tag.
 
 extension TodoList: FetchableRecord, PersistableRecord {
-    public static var databaseTableName: String { "todoList" }
+    static var databaseTableName: String { "todoList" }
 
     /// The columns, plus `nameKey` (``ListName/key(_:)``, unique): two processes can't
     /// both create a list of one name.
-    public func encode(to container: inout PersistenceContainer) throws {
+    func encode(to container: inout PersistenceContainer) throws {
         container["id"] = id
         container["name"] = name
         container["nameKey"] = ListName.key(name)
@@ -17,11 +17,11 @@ extension TodoList: FetchableRecord, PersistableRecord {
 }
 
 extension TodoItem: FetchableRecord, PersistableRecord {
-    public static var databaseTableName: String { "todoItem" }
+    static var databaseTableName: String { "todoItem" }
 
     /// Decodes the columns directly (hydrating 100,000 items through `Decodable` takes
     /// several times longer).
-    public init(row: Row) throws {
+    init(row: Row) throws {
         self.init(
             id: try row.decode(UUID.self, forColumn: "id"),
             listID: try row.decode(UUID.self, forColumn: "listID"),
@@ -33,14 +33,14 @@ extension TodoItem: FetchableRecord, PersistableRecord {
 }
 
 extension Tag: FetchableRecord, PersistableRecord {
-    public static var databaseTableName: String { "tag" }
+    static var databaseTableName: String { "tag" }
 }
 
 extension ItemTag: FetchableRecord, PersistableRecord {
-    public static var databaseTableName: String { "itemTag" }
+    static var databaseTableName: String { "itemTag" }
 
     /// Decodes the columns directly, as ``TodoItem`` does.
-    public init(row: Row) throws {
+    init(row: Row) throws {
         self.init(itemID: try row.decode(UUID.self, forColumn: "itemID"), tagID: try row.decode(UUID.self, forColumn: "tagID"))
         id = try row.decode(String.self, forColumn: "id")
     }

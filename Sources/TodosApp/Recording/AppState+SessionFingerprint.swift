@@ -2,7 +2,7 @@ import Foundation
 
 extension AppState: SessionFingerprinted {
     /// Every part of the state: the four entity stores (O(changed) per action) and the UI state.
-    public static var sessionFingerprint: StateFingerprint<AppState> {
+    static var sessionFingerprint: StateFingerprint<AppState> {
         StateFingerprint()
             .entities(\.lists)
             .entities(\.tags)

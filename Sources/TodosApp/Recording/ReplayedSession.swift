@@ -10,21 +10,21 @@ import Foundation
 /// for step in session.steps { print(ReplayedSession.lines(for: step).joined(separator: "\n")) }
 /// ```
 @MainActor
-public final class ReplayedSession {
+final class ReplayedSession {
     /// The recording.
-    public let recording: SessionRecording<AppAction>
+    let recording: SessionRecording<AppAction>
     /// The steps replayed, up to and including the first that differs from the recording.
-    public private(set) var steps: [ReplayedStep<AppState, AppAction>] = []
+    private(set) var steps: [ReplayedStep<AppState, AppAction>] = []
     /// The state the replay started from (the recording's snapshot).
-    public let initialState: AppState
+    let initialState: AppState
     /// Parts that differ before the first step (the recording has no snapshot and started
     /// from another state than an empty one).
-    public let initialDifferences: [String]
+    let initialDifferences: [String]
 
     /// Reads and replays `file`.
     ///
     /// - Throws: a ``SessionRecordingError`` naming the file and line when it does not read.
-    public init(file: URL) throws {
+    init(file: URL) throws {
         let recording = try SessionRecording<AppAction>(contentsOf: file)
         let values = SessionValues()
         let store = Store(
@@ -50,15 +50,15 @@ public final class ReplayedSession {
     }
 
     /// The first step whose fingerprint differs from the recording's, if any.
-    public var divergence: ReplayedStep<AppState, AppAction>? { steps.last.flatMap { $0.matches ? nil : $0 } }
+    var divergence: ReplayedStep<AppState, AppAction>? { steps.last.flatMap { $0.matches ? nil : $0 } }
 
     /// `true` when every recorded step replayed with the recorded fingerprint.
-    public var matches: Bool { initialDifferences.isEmpty && divergence == nil && steps.count == recording.steps.count }
+    var matches: Bool { initialDifferences.isEmpty && divergence == nil && steps.count == recording.steps.count }
 
     /// How a step prints: its number, source, time and action, then what it changed, one
     /// line per changed field (``StateChanges``), indented; with `fullState`, the whole state
     /// difference instead (`−` before, `+` after, in context). A step that differs says which parts.
-    public static func lines(for replayed: ReplayedStep<AppState, AppAction>, fullState: Bool = false) -> [String] {
+    static func lines(for replayed: ReplayedStep<AppState, AppAction>, fullState: Bool = false) -> [String] {
         let step = replayed.step
         var lines = ["step \(step.index)  \(step.source.rawValue)  \(Self.time(step.milliseconds))  \(describe(step.event))"]
         if !fullState {
@@ -76,7 +76,7 @@ public final class ReplayedSession {
     }
 
     /// A one-line description of a step's event.
-    public static func describe(_ event: SessionRecording<AppAction>.Event) -> String {
+    static func describe(_ event: SessionRecording<AppAction>.Event) -> String {
         switch event {
         case .action(let action):
             var line = ""

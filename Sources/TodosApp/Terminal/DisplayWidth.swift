@@ -7,16 +7,16 @@
 ///   emoji presentation, or it carries U+FE0F (emoji presentation selector) or is a
 ///   flag / ZWJ sequence;
 /// - 1 column otherwise. Combining marks after the base add nothing.
-public enum DisplayWidth {
+enum DisplayWidth {
     /// The number of terminal columns `string` occupies.
-    public static func of(_ string: some StringProtocol) -> Int {
+    static func of(_ string: some StringProtocol) -> Int {
         var total = 0
         for character in string { total += of(character) }
         return total
     }
 
     /// The number of terminal columns `character` occupies (0, 1 or 2).
-    public static func of(_ character: Character) -> Int {
+    static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if character.isASCII {
@@ -93,7 +93,7 @@ public enum DisplayWidth {
 
     /// The longest prefix of `string` that fits in `width` columns. When something was cut
     /// and `ellipsis` is set, the result ends with "…" and still fits.
-    public static func truncate(_ string: String, toWidth width: Int, ellipsis: Bool = true) -> String {
+    static func truncate(_ string: String, toWidth width: Int, ellipsis: Bool = true) -> String {
         guard width > 0 else { return "" }
         if of(string) <= width { return string }
         let budget = ellipsis ? width - 1 : width
@@ -109,7 +109,7 @@ public enum DisplayWidth {
     }
 
     /// `string` truncated to `width` columns and padded with spaces to exactly `width`.
-    public static func fit(_ string: String, toWidth width: Int) -> String {
+    static func fit(_ string: String, toWidth width: Int) -> String {
         let cut = truncate(string, toWidth: width)
         let missing = width - of(cut)
         return missing > 0 ? cut + String(repeating: " ", count: missing) : cut

@@ -1,5 +1,5 @@
 /// A key press decoded from terminal input.
-public enum KeyEvent: Equatable, Sendable {
+enum KeyEvent: Equatable, Sendable {
     /// A printable character (any script, emoji included).
     case character(Character)
     /// Ctrl + a letter (lowercase), e.g. `.control("r")` for Ctrl-R.
@@ -22,7 +22,7 @@ public enum KeyEvent: Equatable, Sendable {
 /// var decoder = KeyDecoder()
 /// decoder.feed(Array("a\u{1B}[A".utf8))   // [.character("a"), .up]
 /// ```
-public struct KeyDecoder: Sendable {
+struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
     /// The bytes of a bracketed paste received so far (`nil` outside a paste), and how many
     /// there were in all (more than are kept once the paste is over ``maxPaste``).
@@ -30,17 +30,17 @@ public struct KeyDecoder: Sendable {
     /// Longest escape sequence kept waiting for more bytes before it is dropped.
     static let maxSequence = 32
     /// The largest paste taken (4 MiB): a larger one is refused whole, never cut.
-    public static let maxPaste = 4 << 20
+    static let maxPaste = 4 << 20
     /// What a terminal sends after a pasted text (`ESC[201~`).
     private static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
 
-    public init() {}
+    init() {}
 
     /// Decodes `bytes` (appended to any incomplete input from before).
     ///
     /// A lone ESC at the end of a read is the Escape key: terminals send escape
     /// sequences in one write, so an ESC followed by nothing is a key press.
-    public mutating func feed(_ bytes: [UInt8]) -> [KeyEvent] {
+    mutating func feed(_ bytes: [UInt8]) -> [KeyEvent] {
         pending += bytes
         var events: [KeyEvent] = []
         var i = 0

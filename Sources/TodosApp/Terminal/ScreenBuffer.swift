@@ -5,18 +5,18 @@
 /// let output = screen.update(to: lines)   // escape sequences + changed lines
 /// TerminalIO.write(output)
 /// ```
-public struct ScreenBuffer: Sendable {
+struct ScreenBuffer: Sendable {
     private var current: [String] = []
     private var size: TerminalIO.Size?
 
-    public init() {}
+    init() {}
 
     /// Forgets the previous frame so that the next update repaints everything.
-    public mutating func invalidate() { current = []; size = nil }
+    mutating func invalidate() { current = []; size = nil }
 
     /// The output that turns the previous frame into `lines` on a terminal of `size`.
     /// Lines must already be fitted to the width (see ``DisplayWidth/fit(_:toWidth:)``).
-    public mutating func update(to lines: [String], size newSize: TerminalIO.Size) -> String {
+    mutating func update(to lines: [String], size newSize: TerminalIO.Size) -> String {
         var output = ""
         if newSize != size {
             output += "\u{1B}[0m\u{1B}[2J"

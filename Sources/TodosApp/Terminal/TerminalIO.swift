@@ -8,19 +8,19 @@ import Musl
 
 /// The only file that talks to the operating system's terminal API (termios, ioctl,
 /// signals, file descriptors).
-public enum TerminalIO {
+enum TerminalIO {
     /// Terminal size in character cells.
-    public struct Size: Equatable, Sendable {
-        public var columns: Int
-        public var rows: Int
-        public init(columns: Int, rows: Int) { self.columns = columns; self.rows = rows }
+    struct Size: Equatable, Sendable {
+        var columns: Int
+        var rows: Int
+        init(columns: Int, rows: Int) { self.columns = columns; self.rows = rows }
     }
 
     /// `true` if `fd` is a terminal.
-    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) != 0 }
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) != 0 }
 
     /// The size of the terminal on `fd` (TIOCGWINSZ), or `nil` when it is not a terminal.
-    public static func size(of fd: Int32 = STDOUT_FILENO) -> Size? {
+    static func size(of fd: Int32 = STDOUT_FILENO) -> Size? {
         var ws = winsize()
         #if canImport(Darwin)
         let request = UInt(TIOCGWINSZ)
@@ -32,7 +32,7 @@ public enum TerminalIO {
     }
 
     /// Writes all of `string` to `fd`, retrying on short writes and EINTR.
-    public static func write(_ string: String, to fd: Int32 = STDOUT_FILENO) {
+    static func write(_ string: String, to fd: Int32 = STDOUT_FILENO) {
         var bytes = Array(string.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -53,7 +53,7 @@ public enum TerminalIO {
     }
 
     /// Reads what is available on `fd` (blocking until at least one byte). `nil` at end of input.
-    public static func read(from fd: Int32 = STDIN_FILENO) -> [UInt8]? {
+    static func read(from fd: Int32 = STDIN_FILENO) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buffer.withUnsafeMutableBytes { raw in
@@ -88,7 +88,7 @@ public enum TerminalIO {
     /// from Ctrl-C/Ctrl-Z (they arrive as keys), no output post-processing is kept.
     /// - Returns: `false` if `fd` is not a terminal.
     @discardableResult
-    public static func enableRawMode(fd: Int32 = STDIN_FILENO) -> Bool {
+    static func enableRawMode(fd: Int32 = STDIN_FILENO) -> Bool {
         var original = termios()
         guard tcgetattr(fd, &original) == 0 else { return false }
         savedAttributes = original
@@ -106,29 +106,29 @@ public enum TerminalIO {
     }
 
     /// Restores the terminal settings saved by ``enableRawMode(fd:)``. Safe to call twice.
-    public static func restoreMode() {
+    static func restoreMode() {
         guard var original = savedAttributes else { return }
         tcsetattr(savedFD, TCSAFLUSH, &original)
         savedAttributes = nil
     }
 
     /// Switches to the alternate screen, hides the cursor and turns bracketed paste on.
-    public static func enterFullScreen() { write(enterSequence) }
+    static func enterFullScreen() { write(enterSequence) }
 
     /// Leaves the alternate screen, shows the cursor and turns bracketed paste off.
-    public static func leaveFullScreen() { write(leaveSequence) }
+    static func leaveFullScreen() { write(leaveSequence) }
 
     /// Installs handlers that restore the terminal if the process is stopped by a
     /// signal it does not handle gracefully (SIGQUIT, SIGABRT, SIGSEGV…): restore, then
     /// re-raise with the default action. (SIGINT, SIGTERM and SIGHUP quit gracefully.)
-    public static func installEmergencyRestore() {
+    static func installEmergencyRestore() {
         for sig in [SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE] {
             signal(sig, emergencyHandler)
         }
     }
 
     /// Ignores `signal` so that a `DispatchSource` can handle it instead.
-    public static func ignore(_ sig: Int32) { signal(sig, SIG_IGN) }
+    static func ignore(_ sig: Int32) { signal(sig, SIG_IGN) }
 }
 
 /// Async-signal-safe restore: tcsetattr and write only.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a key press asks the app to do.
-public enum Command: Equatable, Sendable {
+enum Command: Equatable, Sendable {
     case send(AppAction)
     case undo
     case redo
@@ -12,9 +12,9 @@ public enum Command: Equatable, Sendable {
 }
 
 /// Maps key presses to commands, depending on the screen and input mode. Pure.
-public enum KeyMap {
+enum KeyMap {
     /// The commands for `key` in `state`. `makeID` supplies ids for created entities.
-    public static func commands(for key: KeyEvent, state: AppState, makeID: () -> UUID) -> [Command] {
+    static func commands(for key: KeyEvent, state: AppState, makeID: () -> UUID) -> [Command] {
         if key == .control("c") { return [.quit] }
         switch key {
         case .paste(let text): return paste(text, state: state, makeID: makeID)
@@ -221,7 +221,7 @@ public enum KeyMap {
 
     /// Splits trailing `#tag` words off a typed title: "Buy milk #shop #today" →
     /// ("Buy milk", ["shop", "today"]).
-    public static func parseTitle(_ text: String) -> (title: String, tags: [String]) {
+    static func parseTitle(_ text: String) -> (title: String, tags: [String]) {
         var words = text.split(separator: " ").map(String.init)
         var tags: [String] = []
         while let last = words.last, last.count > 1, last.hasPrefix("#") {

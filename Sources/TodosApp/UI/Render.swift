@@ -2,10 +2,10 @@ import Foundation
 
 /// The view: a pure function from state (plus the current status message) to the
 /// lines of the screen, each exactly `size.columns` wide and `size.rows` lines in all.
-public enum Render {
+enum Render {
     /// Renders `state` for a terminal of `size`. `status` is the latest one-shot status
     /// message; `mark` a lasting one shown at the right of the status line (the sync state).
-    public static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil, mark: String? = nil) -> [String] {
+    static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil, mark: String? = nil) -> [String] {
         let width = size.columns, height = size.rows
         // Three header lines, at least one row, the rule, the filter/input line, the footer.
         guard width >= minimumSize.columns, height >= minimumSize.rows else {
@@ -30,7 +30,7 @@ public enum Render {
     }
 
     /// The smallest window that shows one row of items.
-    public static let minimumSize = TerminalIO.Size(columns: 20, rows: 7)
+    static let minimumSize = TerminalIO.Size(columns: 20, rows: 7)
 
     /// User text (names, titles, tags, typed input) with control characters shown as "?",
     /// before any width is measured: a control character is drawn one column wide.

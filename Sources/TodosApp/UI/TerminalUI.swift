@@ -15,7 +15,7 @@ import Musl
 /// app's event channel. Quitting (q, Ctrl-C, SIGINT, SIGTERM, SIGHUP, end of input)
 /// flushes persistence and restores the terminal.
 @MainActor
-public final class TerminalUI {
+final class TerminalUI {
     enum Input: Sendable {
         /// Bytes read from the terminal, with the time they arrived (pasted text is told
         /// from typing by it, see ``TypingBurst``).
@@ -46,7 +46,7 @@ public final class TerminalUI {
     /// syncs continuously with that server (failures are status messages; the UI keeps
     /// working offline and sync retries), trusting `trusted` besides the system's CAs.
     /// `notice` is shown on the status line first (e.g. the log file could not be opened).
-    public static func run(
+    static func run(
         databasePath path: String, sync: (url: URL, token: String)? = nil, trusting trusted: SyncTrustedCertificates? = nil,
         notice: String? = nil, record: URL? = nil
     ) async throws {

@@ -8,13 +8,21 @@ import Darwin
 /// A TCP server on 127.0.0.1 that answers each request with what a test writes, byte for
 /// byte (a hostile or broken HTTP server), and records what it received. A connection
 /// stays open after an answer, for the next request, until the client closes it.
-final class ScriptedHTTPServer: @unchecked Sendable {
+///
+/// ```swift
+/// let server = try ScriptedHTTPServer { _, write in
+///     _ = write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}".utf8))
+/// }
+/// defer { server.stop() }
+/// ```
+public final class ScriptedHTTPServer: @unchecked Sendable {
     /// Writes bytes to the client; false once the client has closed the connection.
-    typealias Write = (Data) -> Bool
+    public typealias Write = (Data) -> Bool
     /// Answers the request whose head (request line and headers, as text) is given.
-    typealias Answer = @Sendable (_ head: String, _ write: Write) -> Void
+    public typealias Answer = @Sendable (_ head: String, _ write: Write) -> Void
 
-    let port: UInt16
+    /// The port it listens on.
+    public let port: UInt16
     private let descriptor: Int32
     private let lock = NSLock()
     private var open: [Int32] = []
@@ -23,26 +31,11 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     private var sent = 0
     private var stopped = false
 
-    init(answer: @escaping Answer) throws {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(descriptor, 64) == 0 else { close(descriptor); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
+    /// Starts listening; each connection is served on a thread of its own by `answer`.
+    public init(answer: @escaping Answer) throws {
+        let listening = try LoopbackListener()
+        port = listening.port
+        let descriptor = listening.descriptor
         self.descriptor = descriptor
         Thread.detachNewThread { [weak self] in
             while true {
@@ -56,14 +49,15 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         }
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:<port>`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The heads of the requests received so far, in order.
-    var requestHeads: [String] { lock.withLock { heads } }
+    public var requestHeads: [String] { lock.withLock { heads } }
     /// The connections accepted so far.
-    var connections: Int { lock.withLock { accepted } }
+    public var connections: Int { lock.withLock { accepted } }
     /// The bytes written to clients so far.
-    var bytesSent: Int { lock.withLock { sent } }
+    public var bytesSent: Int { lock.withLock { sent } }
 
     private func keep(_ connection: Int32) -> Bool {
         lock.withLock {
@@ -127,7 +121,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     #endif
 
     /// Closes the listening socket and every connection.
-    func stop() {
+    public func stop() {
         let connections = lock.withLock { () -> [Int32]? in
             if stopped { return nil }
             stopped = true

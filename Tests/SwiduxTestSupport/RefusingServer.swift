@@ -8,35 +8,28 @@ import Darwin
 /// An HTTP server on 127.0.0.1 that answers every request with one status (401 by default:
 /// a refused token) and counts the requests, so that a test can see a client stop sending a
 /// token the server refused.
-final class RefusingServer: @unchecked Sendable {
-    let port: UInt16
+///
+/// ```swift
+/// let server = try RefusingServer()
+/// defer { server.stop() }
+/// // sync against server.url, then check server.requests
+/// ```
+public final class RefusingServer: @unchecked Sendable {
+    /// The port it listens on.
+    public let port: UInt16
     private let status: String
     private let message: String
     private let descriptor: Int32
     private let lock = NSLock()
     private var count = 0
 
-    init(status: String = "401 Unauthorized", message: String = "{\"error\":\"unknown token\"}") throws {
+    /// Starts listening; every request is answered with `status` and the body `message`.
+    public init(status: String = "401 Unauthorized", message: String = "{\"error\":\"unknown token\"}") throws {
         self.status = status
         self.message = message
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(descriptor, 64) == 0 else { close(descriptor); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
+        let listening = try LoopbackListener()
+        port = listening.port
+        let descriptor = listening.descriptor
         self.descriptor = descriptor
         Thread.detachNewThread { [weak self] in
             while true {
@@ -48,10 +41,11 @@ final class RefusingServer: @unchecked Sendable {
         }
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:<port>`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Requests answered so far.
-    var requests: Int { lock.withLock { count } }
+    public var requests: Int { lock.withLock { count } }
 
     /// Reads each request (headers, then — after a 100 Continue when asked and the body is not there yet — a body of
     /// Content-Length bytes) and answers with the status.
@@ -97,7 +91,8 @@ final class RefusingServer: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    /// Closes the listening socket (connections end with their clients).
+    public func stop() {
         shutdown(descriptor, Int32(SHUT_RDWR))
         close(descriptor)
     }
