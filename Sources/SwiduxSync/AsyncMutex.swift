@@ -1,21 +1,114 @@
-/// A lock for async code: one holder at a time, waiters resumed in order.
-actor AsyncMutex {
-    private var locked = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+import Foundation
 
-    func lock() async {
-        if !locked {
-            locked = true
-            return
+/// A lock for async code: one holder at a time, waiters served first come, first served,
+/// and a waiter whose task is cancelled leaves the queue at once.
+///
+/// ```swift
+/// let exclusive = AsyncMutex()
+/// let rows = try await exclusive.withLock { try engine.cursor() }
+/// ```
+///
+/// Invariants (``checkInvariants()`` asserts them), all kept under `state`:
+/// 1. At most one holder: `held` is true from the moment a task gets the lock until its
+///    ``unlock()``.
+/// 2. Nobody waits on a free lock: `waiters` is empty whenever `held` is false (a waiter
+///    left behind on a free lock would be a lost wake-up).
+/// 3. ``unlock()`` hands the lock straight to the oldest waiter (`held` stays true), so a
+///    newcomer never overtakes a waiter: holders come in the order their `lock()` queued.
+/// 4. Every waiter is resumed exactly once, by whoever removes it from `waiters` under
+///    `state`: ``unlock()`` (it now holds the lock) or its task's cancellation (it throws
+///    `CancellationError` and never held the lock). Cancelling a waiter never passes the
+///    lock on, because it did not have it.
+///
+/// A task already cancelled when it calls `lock()` throws at once, even on a free lock:
+/// the work the lock protects is then not begun.
+package final class AsyncMutex: @unchecked Sendable {
+    private let state = NSLock()
+    private var held = false
+    /// Oldest first. An array: few tasks ever wait at once, and removal on cancellation is
+    /// a scan.
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var nextID: UInt64 = 0
+
+    package init() {}
+
+    /// Waits until this task holds the lock.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled before it gets the lock
+    ///   (it then does not hold it).
+    package func lock() async throws {
+        let id = state.withLock { () -> UInt64 in
+            nextID &+= 1
+            return nextID
         }
-        await withCheckedContinuation { waiters.append($0) }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                state.lock()
+                // The cancellation flag is set before the handler below runs: a handler that
+                // ran before this point found no waiter to remove, and this check sees it.
+                if Task.isCancelled {
+                    state.unlock()
+                    continuation.resume(throwing: CancellationError())
+                } else if !held {
+                    held = true
+                    state.unlock()
+                    continuation.resume()
+                } else {
+                    waiters.append((id, continuation))
+                    state.unlock()
+                }
+            }
+        } onCancel: {
+            let removed = state.withLock { () -> CheckedContinuation<Void, any Error>? in
+                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters.remove(at: index).continuation
+            }
+            // Not found: not queued yet (the check above throws), or already handed the lock
+            // (the task holds it and must unlock it as usual).
+            removed?.resume(throwing: CancellationError())
+        }
     }
 
-    func unlock() {
-        if waiters.isEmpty {
-            locked = false
-        } else {
-            waiters.removeFirst().resume()
+    /// Releases the lock: the oldest waiter gets it, or it becomes free.
+    package func unlock() {
+        let next = state.withLock { () -> CheckedContinuation<Void, any Error>? in
+            precondition(held, "AsyncMutex unlocked while not held")
+            if waiters.isEmpty {
+                held = false
+                return nil
+            }
+            return waiters.removeFirst().continuation
+        }
+        next?.resume()
+    }
+
+    /// Runs `body` holding the lock, and releases it however `body` ends (returning,
+    /// throwing, or its task cancelled meanwhile). `body` runs on the caller's actor.
+    ///
+    /// ```swift
+    /// let cursor = try await exclusive.withLock { try engine.cursor() }
+    /// ```
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while waiting (then `body`
+    ///   does not run), or what `body` throws.
+    package func withLock<T>(isolation: isolated (any Actor)? = #isolation,
+                             _ body: () async throws -> T) async throws -> T {
+        try await lock()
+        defer { unlock() }
+        return try await body()
+    }
+
+    /// How many tasks wait (not counting the holder); for tests that need a queue of a
+    /// known order.
+    package var waiting: Int {
+        state.withLock { waiters.count }
+    }
+
+    /// Asserts the invariants listed on the type.
+    package func checkInvariants() {
+        state.withLock {
+            precondition(held || waiters.isEmpty, "AsyncMutex: waiters on a free lock (a lost wake-up)")
+            precondition(Set(waiters.map(\.id)).count == waiters.count, "AsyncMutex: a waiter queued twice")
         }
     }
 }

@@ -159,14 +159,7 @@ extension SyncClient {
                     query: [URLQueryItem(name: "after", value: String(after)), URLQueryItem(name: "limit", value: String(pageSize)),
                             URLQueryItem(name: "wait", value: "0"), URLQueryItem(name: "tables", value: table.name)],
                     timeout: 30, reading: WireReader.pullResponse)
-                await exclusive.lock()
-                do {
-                    written += try local { try engine.refill(page, table: table) }
-                } catch {
-                    await exclusive.unlock()
-                    throw error
-                }
-                await exclusive.unlock()
+                written += try await exclusive.withLock { try local { try engine.refill(page, table: table) } }
                 if !page.hasMore { break }
                 after = page.cursor
             }

@@ -54,13 +54,12 @@ public actor SyncClient {
     let exclusive = AsyncMutex()
     /// One pull at a time.
     private let pulling = AsyncMutex()
-    /// Changes at the start and the end of every push round: a page pulled across a
-    /// change is discarded (see ``pull(wait:)``).
-    private var pushGeneration: Int64 = 0
+    /// Push rounds, pulled pages, the loops' failures and a refused token: what to do next.
+    private var machine: SyncStateMachine
     private var tablesDeclared = false
     /// Scope changes seen by pulls (each made the file sync as for the first time).
     private var pullRebases = 0
-    private var running: [Task<Void, Never>] = []
+    private var loops: [Task<Void, Never>] = []
     let pageSize: Int
     private let database: SwiduxDatabase
     /// Loop iterations of continuous sync (push and pull), for a check of its idle cost.
@@ -68,11 +67,6 @@ public actor SyncClient {
     /// Wakes the push loop and the retry waits when the network comes back (Apple), when
     /// any request reaches the server again after one could not, and on ``retryNow()``.
     private let network: NetworkWatch
-    /// The waits between failed attempts of continuous sync.
-    private let retry: SyncRetryPolicy
-    /// The server refused the token (401): the loops wait for ``retryNow()`` instead of
-    /// sending it again.
-    private var tokenRefused = false
 
     /// A client for `tables` of `database` (created once: installs its tables and triggers).
     ///
@@ -100,7 +94,7 @@ public actor SyncClient {
                 retry: SyncRetryPolicy = .standard,
                 logger: Logger = Logger(label: "swidux.sync")) throws {
         self.pageSize = max(1, min(pageSize, SyncProtocol.maxPullLimit))
-        self.retry = retry
+        machine = SyncStateMachine(retry: retry, pullRetryCap: Self.pullRetryCap, longPollSeconds: Self.longPollSeconds)
         self.database = database
         do {
             engine = try SyncEngine(writer: database.writer, tables: tables)
@@ -169,10 +163,10 @@ public actor SyncClient {
     /// await client.start()
     /// ```
     public func start() {
-        guard running.isEmpty else { return }
+        guard machine.start() else { return }
         network.start()
-        running.append(Task { await self.pushLoop() })
-        running.append(Task { await self.pullLoop() })
+        loops.append(Task { await self.pushLoop() })
+        loops.append(Task { await self.pullLoop() })
     }
 
     /// Stops continuous sync (an open pull is cancelled). Local changes stay queued.
@@ -181,8 +175,9 @@ public actor SyncClient {
     /// await client.stop()
     /// ```
     public func stop() {
-        for task in running { task.cancel() }
-        running.removeAll()
+        machine.stop()
+        for task in loops { task.cancel() }
+        loops.removeAll()
         network.stop()
     }
 
@@ -193,7 +188,7 @@ public actor SyncClient {
     /// await client.retryNow()   // e.g. the user pressed "retry" after the server came back
     /// ```
     public func retryNow() {
-        tokenRefused = false
+        machine.retryNow()
         network.wakeAll()
     }
 
@@ -207,23 +202,9 @@ public actor SyncClient {
         try local { try engine.pendingCount() }
     }
 
-    /// After a 401: says so once, then waits until ``retryNow()`` (or ``stop()``).
-    private func stopForRefusedToken(_ error: any Error) async -> Bool {
-        guard case .unauthorized? = error as? SyncError else { return false }
-        if !tokenRefused {
-            tokenRefused = true
-            logger.error("Swidux sync: the server refused the token; sync stopped until retried")
-            continuation.yield(.stopped(.unauthorized))
-        }
-        // Rechecked now and then too: a wake-up that came just before this wait began is not lost.
-        while tokenRefused, !Task.isCancelled { await network.waitForReturn(orFor: .seconds(5)) }
-        return true
-    }
-
     private func pushLoop() async {
-        var failures = 0
         var setAside: [SetAsideChange] = []
-        while !Task.isCancelled {
+        while machine.shouldContinue(.push, cancelled: Task.isCancelled) {
             wakeUps += 1
             // Read before the check: a commit made during the round wakes the next wait.
             let seen = database.commitCount
@@ -246,32 +227,22 @@ public actor SyncClient {
                         continuation.yield(.synced(report))
                     }
                 }
-                if failures > 0 { recovered("push") }
-                failures = 0
+                if machine.roundSucceeded(.push) == .reportRecovered { recovered("push") }
                 await database.waitForCommit(after: seen, timeout: Self.slowPoll)
             } catch {
-                if Task.isCancelled { return }
-                if await stopForRefusedToken(error) { failures = 0; continue }
-                failures += 1
-                let delay = retry.delay(afterFailures: failures)
-                failed(error, "push", delay)
-                await network.waitForReturn(orFor: delay, unlessWokenSince: woken)
+                guard await perform(machine.failed(.push, Self.failure(error), cancelled: Task.isCancelled), error, "push", woken) else { return }
             }
         }
     }
 
     private func pullLoop() async {
-        var failures = 0
         var first = true
-        while !Task.isCancelled {
+        while machine.shouldContinue(.pull, cancelled: Task.isCancelled) {
             wakeUps += 1
             let woken = network.wakeMark
             do {
                 try await declareTables()
-                // After a failure, a pull that the server answers at once: a long poll would
-                // hold the news of the server's return (which ends the push loop's backoff)
-                // until a change or the end of its wait.
-                let applied = try await pull(wait: failures > 0 ? 0 : Self.longPollSeconds) + refillColumns()
+                let applied = try await pull(wait: machine.pullWait) + refillColumns()
                 let conflicts = try await fetchConflicts()
                 if applied > 0 || !conflicts.isEmpty || first {
                     var report = SyncReport()
@@ -281,19 +252,34 @@ public actor SyncClient {
                     continuation.yield(.synced(report))
                 }
                 first = false
-                if failures > 0 { recovered("pull") }
-                failures = 0
+                if machine.roundSucceeded(.pull) == .reportRecovered { recovered("pull") }
             } catch {
-                if Task.isCancelled { return }
-                if await stopForRefusedToken(error) { failures = 0; continue }
-                failures += 1
-                // The long poll is what notices the server's return, so it tries again within
-                // a few seconds (a refused connection costs nothing), not after up to 30 s.
-                let delay = min(retry.delay(afterFailures: failures), Self.pullRetryCap)
-                failed(error, "pull", delay)
-                await network.waitForReturn(orFor: delay, unlessWokenSince: woken)
+                guard await perform(machine.failed(.pull, Self.failure(error), cancelled: Task.isCancelled), error, "pull", woken) else { return }
             }
         }
+    }
+
+    private static func failure(_ error: any Error) -> SyncStateMachine.Failure {
+        if case .unauthorized? = error as? SyncError { .unauthorized } else { .other }
+    }
+
+    /// Performs what the machine decided after a failed round; false: end the loop.
+    private func perform(_ action: SyncStateMachine.FailureAction, _ error: any Error, _ what: String, _ woken: UInt64) async -> Bool {
+        switch action {
+        case .finish:
+            return false
+        case .retry(let delay):
+            failed(error, what, delay)
+            await network.waitForReturn(orFor: delay, unlessWokenSince: woken)
+        case .waitForRetryNow(let announce):
+            if announce {
+                logger.error("Swidux sync: the server refused the token; sync stopped until retried")
+                continuation.yield(.stopped(.unauthorized))
+            }
+            // Rechecked now and then too: a wake-up that came just before this wait began is not lost.
+            while machine.keepsWaitingForToken(cancelled: Task.isCancelled) { await network.waitForReturn(orFor: .seconds(5)) }
+        }
+        return true
     }
 
     /// The longest wait of the pull loop before it tries the server again.
@@ -337,9 +323,16 @@ public actor SyncClient {
     /// queues every row for a first sync; a mutation refused as too large (413) has its
     /// largest change set aside and the rest is pushed.
     func push() async throws -> Acknowledgement {
-        await exclusive.lock()
-        pushGeneration += 1
-        defer { pushGeneration += 1 }
+        do {
+            return try await exclusive.withLock { try await pushRound() }
+        } catch let refusal as CodedRefusal {
+            throw refusal.syncError
+        }
+    }
+
+    private func pushRound() async throws -> Acknowledgement {
+        machine.pushBegan()
+        defer { machine.pushEnded() }
         do {
             var total = Acknowledgement()
             var refusals = 0
@@ -438,14 +431,7 @@ public actor SyncClient {
             // on a small outbox, rather than by the next pulled page's transaction. Only
             // after a push that sent something: an idle round reads nothing more.
             if total.mutations > 0 { try local { try engine.ensureOutboxIndex() } }
-            await exclusive.unlock()
             return total
-        } catch let refusal as CodedRefusal {
-            await exclusive.unlock()
-            throw refusal.syncError
-        } catch {
-            await exclusive.unlock()
-            throw error
         }
     }
 
@@ -457,86 +443,76 @@ public actor SyncClient {
     /// push is discarded and pulled again: skipping rows with a local change is only right
     /// when the server produced the page before any of those changes reached it.
     func pull(wait: Int) async throws -> Int {
-        await pulling.lock()
+        try await pulling.withLock { try await pullPages(wait: wait) }
+    }
+
+    /// What the actor does with a pulled page, decided holding `exclusive`.
+    private enum PageOutcome {
+        case discarded
+        case applied(Int, hasMore: Bool)
+    }
+
+    private func pullPages(wait: Int) async throws -> Int {
         // The next page, asked for while this one is applied (a first pull waited
         // for each page's request after writing the one before). It is used only when the
         // cursor it starts after is the stored one and no push began since it was asked for.
-        var ahead: (after: Int64, generation: Int64, page: Task<PullResponse, any Error>)?
+        var ahead: (after: Int64, ticket: SyncStateMachine.PageTicket, page: Task<PullResponse, any Error>)?
         defer { ahead?.page.cancel() }
-        do {
-            var applied = 0
-            var wait = wait
-            while !Task.isCancelled {
-                await exclusive.lock()
-                let generation = pushGeneration
-                let cursor: Int64
-                do { cursor = try local { try engine.cursor() } } catch { await exclusive.unlock(); throw error }
+        var applied = 0
+        var wait = wait
+        while !Task.isCancelled {
+            let (ticket, cursor, probe) = try await exclusive.withLock {
+                let cursor = try local { try engine.cursor() }
                 // Own versions ahead: first ask for one row; when it is already one of them,
                 // nothing else lies before them and the cursor jumps past them.
-                let probe = ownVersions.probe(after: cursor)
-                await exclusive.unlock()
-                let page: PullResponse
-                if let next = ahead, next.after == cursor, next.generation == generation, !probe, wait == 0 {
-                    ahead = nil
-                    page = try await next.page.value
-                } else {
-                    ahead?.page.cancel()
-                    ahead = nil
-                    page = try await pullPage(after: cursor, limit: probe ? 1 : pageSize, wait: wait)
-                }
-                await exclusive.lock()
-                guard generation == pushGeneration else {
-                    await exclusive.unlock()
-                    wait = 0
-                    continue
-                }
-                let result: PageResult
-                let hasMore: Bool
-                do {
-                    // The cursor belongs to another scope (another space's token, a replaced
-                    // server database): a first sync. Past the server's end: pull again from 0.
-                    if let scope = page.scope, let stored = try local({ try engine.scope() }), scope != stored {
-                        logger.warning("Swidux sync: the server's scope changed (\(stored) → \(scope)): syncing as for the first time")
-                        try local { try engine.rebase() }
-                        ownVersions.removeAll()
-                        pullRebases += 1
-                        pushGeneration += 2
-                        await exclusive.unlock()
-                        wait = 0
-                        continue
-                    }
-                    if let end = page.end, cursor > end {
-                        logger.warning("Swidux sync: the cursor \(cursor) is past the server's end \(end): pulling everything again")
-                        try local { try engine.resetCursor() }
-                        ownVersions.removeAll()
-                        await exclusive.unlock()
-                        wait = 0
-                        continue
-                    }
-                    // Every version up to the page's last one was seen: an own range it reached
-                    // is skipped whole.
-                    let next = ownVersions.cursor(after: page)
-                    if page.hasMore, next == page.cursor, !ownVersions.probe(after: page.cursor) {
-                        let transport = transport, after = page.cursor, limit = pageSize
-                        ahead = (after, generation, Task.detached {
-                            try await Self.pullPage(transport, after: after, limit: limit, wait: 0)
-                        })
-                    }
-                    result = try local { try engine.apply(page, cursor: next) }
-                    if let mark = page.conflicts { conflictMark = max(conflictMark, mark) }
-                    if next > page.cursor { hasMore = true } else { hasMore = page.hasMore }
-                } catch { await exclusive.unlock(); throw error }
-                await exclusive.unlock()
-                applied += result.applied
-                wait = 0
-                if !hasMore { break }
+                return (machine.pageRequested(), cursor, ownVersions.probe(after: cursor))
             }
-            await pulling.unlock()
-            return applied
-        } catch {
-            await pulling.unlock()
-            throw error
+            let page: PullResponse
+            if let next = ahead, next.after == cursor, next.ticket == ticket, !probe, wait == 0 {
+                ahead = nil
+                page = try await next.page.value
+            } else {
+                ahead?.page.cancel()
+                ahead = nil
+                page = try await pullPage(after: cursor, limit: probe ? 1 : pageSize, wait: wait)
+            }
+            let outcome = try await exclusive.withLock { () throws -> PageOutcome in
+                guard machine.pageArrived(ticket) == .applyPage else { return .discarded }
+                // The cursor belongs to another scope (another space's token, a replaced
+                // server database): a first sync. Past the server's end: pull again from 0.
+                if let scope = page.scope, let stored = try local({ try engine.scope() }), scope != stored {
+                    logger.warning("Swidux sync: the server's scope changed (\(stored) → \(scope)): syncing as for the first time")
+                    try local { try engine.rebase() }
+                    ownVersions.removeAll()
+                    pullRebases += 1
+                    machine.scopeChanged()
+                    return .discarded
+                }
+                if let end = page.end, cursor > end {
+                    logger.warning("Swidux sync: the cursor \(cursor) is past the server's end \(end): pulling everything again")
+                    try local { try engine.resetCursor() }
+                    ownVersions.removeAll()
+                    return .discarded
+                }
+                // Every version up to the page's last one was seen: an own range it reached
+                // is skipped whole.
+                let next = ownVersions.cursor(after: page)
+                if page.hasMore, next == page.cursor, !ownVersions.probe(after: page.cursor) {
+                    let transport = transport, after = page.cursor, limit = pageSize
+                    ahead = (after, ticket, Task.detached {
+                        try await Self.pullPage(transport, after: after, limit: limit, wait: 0)
+                    })
+                }
+                let result = try local { try engine.apply(page, cursor: next) }
+                if let mark = page.conflicts { conflictMark = max(conflictMark, mark) }
+                return .applied(result.applied, hasMore: next > page.cursor || page.hasMore)
+            }
+            wait = 0
+            guard case .applied(let count, let hasMore) = outcome else { continue }
+            applied += count
+            if !hasMore { break }
         }
+        return applied
     }
 
     private func pullPage(after cursor: Int64, limit: Int, wait: Int) async throws -> PullResponse {
