@@ -333,105 +333,76 @@ public actor SyncClient {
     private func pushRound() async throws -> Acknowledgement {
         machine.pushBegan()
         defer { machine.pushEnded() }
-        do {
-            var total = Acknowledgement()
-            var refusals = 0
-            // One request's worth of mutations at a time (built from the outbox, or stored),
-            // until nothing is pending, as a pipeline (a first push waited for the
-            // server, then built the next request, then sent it): while a request is in
-            // flight, the answer before it is acknowledged and the next request built and
-            // stored. Local transactions keep their order: an answer is acknowledged before
-            // anything else is built or refused, and the last one before this returns.
-            var prepared: [PendingMutation]?
-            var unversioned = try local { try engine.unversionedMark() }
-            var answered: (response: PushAnswer, group: [PendingMutation])?
-            func acknowledgeAnswered() throws {
-                guard let (response, group) = answered else { return }
-                answered = nil
-                let acknowledged = try local { try engine.acknowledge(response, sent: group) }
-                if let own = response.ownVersions { ownVersions.note(own) }
-                if let mark = response.conflicts { conflictMark = max(conflictMark, mark) }
-                total.changes += acknowledged.changes
-                total.refused += acknowledged.refused
-                total.mutations += acknowledged.mutations
-                if acknowledged.mutations < group.count {
-                    throw SyncError.rejected(status: 200, message: "the server acknowledged \(response.acknowledged.map { "\($0)" } ?? "mutations up to \(response.lastMutationID)") only, of \(group.map(\.id))")
-                }
-            }
-            rounds: while refusals < 1000 {
+        var total = Acknowledgement()
+        var round = PushStateMachine(unversionedThrough: try local { try engine.unversionedMark() },
+                                     requestBytes: Self.requestBytes)
+        var action = round.start()
+        while true {
+            switch action {
+            case .prepareFirst(let answered, let requestBytes, let unversioned):
+                try acknowledge(answered, into: &total)
+                action = round.prepared(try local { try engine.preparePush(requestBytes: requestBytes, unversionedThrough: unversioned) })
+            case .sendPush(let group, let answered, let next):
                 let (clientID, scope) = try local { (try engine.clientID(), try engine.scope()) }
-                let pending: [PendingMutation]
-                if let prepared {
-                    pending = prepared
-                } else {
-                    try acknowledgeAnswered()
-                    // A first request of a pipeline is small: the server starts applying
-                    // sooner, while the client builds the next, larger one.
-                    pending = try local { try engine.preparePush(requestBytes: SyncProtocol.maxBodyBytes / 16, unversionedThrough: unversioned) }
-                }
-                prepared = nil
-                if pending.isEmpty { break }
-                let groups = SyncEngine.requests(pending)
-                for (index, group) in groups.enumerated() {
-                    let body = try SyncEngine.pushBody(clientID: clientID, scope: scope, group)
-                    total.bytes += body.count
-                    let response: PushAnswer
+                let body = try SyncEngine.pushBody(clientID: clientID, scope: scope, group)
+                total.bytes += body.count
+                do {
+                    async let answer = transport.send("POST", SyncProtocol.pushPath, body: body, reading: WireReader.pushAnswer)
+                    try acknowledge(answered, into: &total)
                     var upcoming: [PendingMutation] = []
-                    do {
-                        async let answer = transport.send("POST", SyncProtocol.pushPath, body: body, reading: WireReader.pushAnswer)
-                        try acknowledgeAnswered()
-                        if index == groups.count - 1 {
-                            // The next request: stored mutations after these, else new ones
-                            // from the outbox without these rows.
-                            let inFlight = try local { try Set(pending.flatMap { try $0.changedKeys() }) }
-                            upcoming = try local {
-                                try engine.preparePush(requestBytes: Self.requestBytes, after: pending.map(\.id).max() ?? 0, inFlight: inFlight,
-                                                       unversionedThrough: unversioned, scanAfter: SyncEngine.scanAfter(pending))
-                            }
+                    if let next {
+                        let inFlight = try local { try Set(next.inFlight.flatMap { try $0.changedKeys() }) }
+                        upcoming = try local {
+                            try engine.preparePush(requestBytes: Self.requestBytes, after: next.inFlight.map(\.id).max() ?? 0, inFlight: inFlight,
+                                                   unversionedThrough: next.unversionedThrough, scanAfter: SyncEngine.scanAfter(next.inFlight))
                         }
-                        response = try await answer
-                    } catch let refusal as CodedRefusal {
-                        refusals += 1
-                        unversioned = 0
-                        switch refusal.code {
-                        case .mutationConflict:
-                            logger.warning("Swidux sync: \(refusal.message); taking a new client id")
-                            try local { try engine.reidentify() }
-                            total.reidentified = true
-                        case .scopeChanged:
-                            logger.warning("Swidux sync: \(refusal.message)")
-                            try local { try engine.rebase() }
-                            ownVersions.removeAll()
-                            total.rebased = true
-                        }
-                        continue rounds
-                    } catch SyncError.rejected(let status, let message) where status == 413 && group.count == 1 {
-                        refusals += 1
-                        unversioned = 0
-                        logger.error("Swidux sync: a change is too large to send, set aside: \(message)")
-                        try local { try engine.setAsideLargest(of: group[0]) }
-                        continue rounds
                     }
-                    if let serverScope = response.scope, let scope, serverScope != scope {
-                        // Cannot happen with a server that checks the scope; be safe anyway.
-                        refusals += 1
-                        unversioned = 0
-                        try local { try engine.rebase() }
-                        ownVersions.removeAll()
-                        continue rounds
-                    }
-                    answered = (response, group)
-                    // Built from the outbox as it was: nothing built means look again (a
-                    // change made meanwhile).
-                    if !upcoming.isEmpty { prepared = upcoming }
+                    action = round.pushAnswered(try await answer, sentScope: scope, upcoming: upcoming)
+                } catch let refusal as CodedRefusal {
+                    action = round.refused(refusal.code, message: refusal.message)
+                } catch SyncError.rejected(let status, let message) where status == 413 {
+                    guard let repair = round.tooLarge(message: message) else { throw SyncError.rejected(status: status, message: message) }
+                    action = repair
                 }
+            case .reidentify(let message):
+                logger.warning("Swidux sync: \(message); taking a new client id")
+                try local { try engine.reidentify() }
+                total.reidentified = true
+                action = round.repaired()
+            case .rebase(let message, let reported):
+                if let message { logger.warning("Swidux sync: \(message)") }
+                try local { try engine.rebase() }
+                ownVersions.removeAll()
+                if reported { total.rebased = true }
+                action = round.repaired()
+            case .setAsideLargest(let mutation, let message):
+                logger.error("Swidux sync: a change is too large to send, set aside: \(message)")
+                try local { try engine.setAsideLargest(of: mutation) }
+                action = round.repaired()
+            case .finish(let answered):
+                try acknowledge(answered, into: &total)
+                // Everything queued by a first sync is pushed: the outbox's index is made now,
+                // on a small outbox, rather than by the next pulled page's transaction. Only
+                // after a push that sent something: an idle round reads nothing more.
+                if total.mutations > 0 { try local { try engine.ensureOutboxIndex() } }
+                return total
             }
-            try acknowledgeAnswered()
-            // Everything queued by a first sync is pushed: the outbox's index is made now,
-            // on a small outbox, rather than by the next pulled page's transaction. Only
-            // after a push that sent something: an idle round reads nothing more.
-            if total.mutations > 0 { try local { try engine.ensureOutboxIndex() } }
-            return total
+        }
+    }
+
+    /// Writes a push answer to the file (versions, the outbox entries it covers), in one
+    /// transaction, and counts it.
+    private func acknowledge(_ answered: PushStateMachine.Answered?, into total: inout Acknowledgement) throws {
+        guard let answered else { return }
+        let response = answered.answer, group = answered.sent
+        let acknowledged = try local { try engine.acknowledge(response, sent: group) }
+        if let own = response.ownVersions { ownVersions.note(own) }
+        if let mark = response.conflicts { conflictMark = max(conflictMark, mark) }
+        total.changes += acknowledged.changes
+        total.refused += acknowledged.refused
+        total.mutations += acknowledged.mutations
+        if acknowledged.mutations < group.count {
+            throw SyncError.rejected(status: 200, message: "the server acknowledged \(response.acknowledged.map { "\($0)" } ?? "mutations up to \(response.lastMutationID)") only, of \(group.map(\.id))")
         }
     }
 
