@@ -75,7 +75,12 @@ struct PushStateMachine {
     /// The request built while the last one was in flight, sent next.
     private var prepared: [PendingMutation]?
     private var answered: Answered?
+    /// The size of a pipeline's first request: small, so that the server starts applying
+    /// while the client builds the next.
     let firstRequestBytes: Int
+    /// The size of a request built while another is in flight. By default 4 MiB, a quarter
+    /// of the server's limit (with 8 MiB a first push of 100,000 rows peaked at 150–160 MiB
+    /// and took 3 % longer; with 2 MiB the client's CPU grew by a tenth).
     let requestBytes: Int
 
     init(unversionedThrough: Int64, firstRequestBytes: Int = SyncProtocol.maxBodyBytes / 16,

@@ -312,11 +312,6 @@ public actor SyncClient {
         tablesDeclared = true
     }
 
-    /// The size of a push request built while another is in flight: 4 MiB, a quarter of the
-    /// server's limit (with 8 MiB a first push of 100,000 rows peaked at 150–160 MiB
-    /// and took 3 % longer; with 2 MiB the client's CPU grew by a tenth).
-    static let requestBytes = SyncProtocol.maxBodyBytes / 4
-
     /// Pushes until nothing is pending (stored mutations first, resent byte for byte).
     /// A 409 conflict (this file's mutation ids are also a copy's) takes a new client id
     /// and pushes again; a 409 scope change (another space, a replaced server database)
@@ -334,8 +329,7 @@ public actor SyncClient {
         machine.pushBegan()
         defer { machine.pushEnded() }
         var total = Acknowledgement()
-        var round = PushStateMachine(unversionedThrough: try local { try engine.unversionedMark() },
-                                     requestBytes: Self.requestBytes)
+        var round = PushStateMachine(unversionedThrough: try local { try engine.unversionedMark() })
         var action = round.start()
         while true {
             switch action {
@@ -353,7 +347,7 @@ public actor SyncClient {
                     if let next {
                         let inFlight = try local { try Set(next.inFlight.flatMap { try $0.changedKeys() }) }
                         upcoming = try local {
-                            try engine.preparePush(requestBytes: Self.requestBytes, after: next.inFlight.map(\.id).max() ?? 0, inFlight: inFlight,
+                            try engine.preparePush(requestBytes: round.requestBytes, after: next.inFlight.map(\.id).max() ?? 0, inFlight: inFlight,
                                                    unversionedThrough: next.unversionedThrough, scanAfter: SyncEngine.scanAfter(next.inFlight))
                         }
                     }
@@ -417,73 +411,57 @@ public actor SyncClient {
         try await pulling.withLock { try await pullPages(wait: wait) }
     }
 
-    /// What the actor does with a pulled page, decided holding `exclusive`.
-    private enum PageOutcome {
-        case discarded
-        case applied(Int, hasMore: Bool)
-    }
-
     private func pullPages(wait: Int) async throws -> Int {
-        // The next page, asked for while this one is applied (a first pull waited
-        // for each page's request after writing the one before). It is used only when the
-        // cursor it starts after is the stored one and no push began since it was asked for.
-        var ahead: (after: Int64, ticket: SyncStateMachine.PageTicket, page: Task<PullResponse, any Error>)?
-        defer { ahead?.page.cancel() }
-        var applied = 0
-        var wait = wait
+        var pull = PullStateMachine(wait: wait, pageSize: pageSize)
+        // The next page, asked for while this one is written (a first pull waited for each
+        // page's request after writing the one before); `pull` says when it fits.
+        var ahead: Task<PullResponse, any Error>?
+        defer { ahead?.cancel() }
         while !Task.isCancelled {
-            let (ticket, cursor, probe) = try await exclusive.withLock {
+            let request = try await exclusive.withLock {
                 let cursor = try local { try engine.cursor() }
-                // Own versions ahead: first ask for one row; when it is already one of them,
-                // nothing else lies before them and the cursor jumps past them.
-                return (machine.pageRequested(), cursor, ownVersions.probe(after: cursor))
+                return pull.nextRequest(cursor: cursor, ticket: machine.pageRequested(), ownVersions: &ownVersions)
             }
             let page: PullResponse
-            if let next = ahead, next.after == cursor, next.ticket == ticket, !probe, wait == 0 {
+            switch request {
+            case .usePrefetched:
+                guard let prefetched = ahead else { preconditionFailure("no page was asked for ahead") }
                 ahead = nil
-                page = try await next.page.value
-            } else {
-                ahead?.page.cancel()
+                page = try await prefetched.value
+            case .request(let after, let limit, let wait):
+                ahead?.cancel()
                 ahead = nil
-                page = try await pullPage(after: cursor, limit: probe ? 1 : pageSize, wait: wait)
+                page = try await pullPage(after: after, limit: limit, wait: wait)
             }
-            let outcome = try await exclusive.withLock { () throws -> PageOutcome in
-                guard machine.pageArrived(ticket) == .applyPage else { return .discarded }
-                // The cursor belongs to another scope (another space's token, a replaced
-                // server database): a first sync. Past the server's end: pull again from 0.
-                if let scope = page.scope, let stored = try local({ try engine.scope() }), scope != stored {
-                    logger.warning("Swidux sync: the server's scope changed (\(stored) → \(scope)): syncing as for the first time")
+            let applied = try await exclusive.withLock { () throws -> Int in
+                let pushRound = machine.pageArrived(pull.inFlight)
+                let storedScope = page.scope == nil ? nil : try local { try engine.scope() }
+                switch pull.pageArrived(page, pushRound: pushRound, storedScope: storedScope, ownVersions: &ownVersions) {
+                case .discardPage:
+                    return 0
+                case .rebase(let stored, let server):
+                    logger.warning("Swidux sync: the server's scope changed (\(stored) → \(server)): syncing as for the first time")
                     try local { try engine.rebase() }
-                    ownVersions.removeAll()
                     pullRebases += 1
                     machine.scopeChanged()
-                    return .discarded
-                }
-                if let end = page.end, cursor > end {
+                    return 0
+                case .resetCursor(let cursor, let end):
                     logger.warning("Swidux sync: the cursor \(cursor) is past the server's end \(end): pulling everything again")
                     try local { try engine.resetCursor() }
-                    ownVersions.removeAll()
-                    return .discarded
+                    return 0
+                case .applyPage(let next, let prefetchAfter):
+                    if let after = prefetchAfter {
+                        let transport = transport, limit = pageSize
+                        ahead = Task.detached { try await Self.pullPage(transport, after: after, limit: limit, wait: 0) }
+                    }
+                    let result = try local { try engine.apply(page, cursor: next) }
+                    if let mark = page.conflicts { conflictMark = max(conflictMark, mark) }
+                    return result.applied
                 }
-                // Every version up to the page's last one was seen: an own range it reached
-                // is skipped whole.
-                let next = ownVersions.cursor(after: page)
-                if page.hasMore, next == page.cursor, !ownVersions.probe(after: page.cursor) {
-                    let transport = transport, after = page.cursor, limit = pageSize
-                    ahead = (after, ticket, Task.detached {
-                        try await Self.pullPage(transport, after: after, limit: limit, wait: 0)
-                    })
-                }
-                let result = try local { try engine.apply(page, cursor: next) }
-                if let mark = page.conflicts { conflictMark = max(conflictMark, mark) }
-                return .applied(result.applied, hasMore: next > page.cursor || page.hasMore)
             }
-            wait = 0
-            guard case .applied(let count, let hasMore) = outcome else { continue }
-            applied += count
-            if !hasMore { break }
+            if case .finish(let total) = pull.pageDone(rows: applied) { return total }
         }
-        return applied
+        return pull.appliedRows
     }
 
     private func pullPage(after cursor: Int64, limit: Int, wait: Int) async throws -> PullResponse {
