@@ -204,7 +204,7 @@ public actor SyncClient {
 
     private func pushLoop() async {
         var setAside: [SetAsideChange] = []
-        while machine.shouldContinue(.push, cancelled: Task.isCancelled) {
+        while machine.shouldContinue(cancelled: Task.isCancelled) {
             wakeUps += 1
             // Read before the check: a commit made during the round wakes the next wait.
             let seen = database.commitCount
@@ -237,7 +237,7 @@ public actor SyncClient {
 
     private func pullLoop() async {
         var first = true
-        while machine.shouldContinue(.pull, cancelled: Task.isCancelled) {
+        while machine.shouldContinue(cancelled: Task.isCancelled) {
             wakeUps += 1
             let woken = network.wakeMark
             do {

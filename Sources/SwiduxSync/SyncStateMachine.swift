@@ -122,8 +122,8 @@ struct SyncStateMachine {
         running = false
     }
 
-    /// Whether `loop` should begin another round (`cancelled`: its task's state).
-    func shouldContinue(_ loop: Loop, cancelled: Bool) -> Bool {
+    /// Whether a loop should begin another round (`cancelled`: its task's state).
+    func shouldContinue(cancelled: Bool) -> Bool {
         running && !cancelled
     }
 

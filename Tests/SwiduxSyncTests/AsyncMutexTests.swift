@@ -2,7 +2,8 @@ import Foundation
 @testable import SwiduxSync
 import Testing
 
-@Suite struct AsyncMutexTests {
+// A lost wake-up shows as a hang: the limit turns it into a failure.
+@Suite(.timeLimit(.minutes(1))) struct AsyncMutexTests {
     /// What the holders saw, shared by the tasks of a test.
     final class Record: @unchecked Sendable {
         private let lock = NSLock()

@@ -90,20 +90,19 @@ import Testing
         var machine = Self.running()
         let startedTwice = machine.start()
         #expect(!startedTwice)
-        #expect(machine.shouldContinue(.push, cancelled: false))
+        #expect(machine.shouldContinue(cancelled: false))
         _ = machine.failed(.pull, .unauthorized, cancelled: false)
         machine.stop()
-        #expect(!machine.shouldContinue(.push, cancelled: false))
-        #expect(!machine.shouldContinue(.pull, cancelled: false))
+        #expect(!machine.shouldContinue(cancelled: false))
         #expect(!machine.keepsWaitingForToken(cancelled: false))
         #expect(machine.failed(.push, .other, cancelled: false) == .finish)
         #expect(machine.failed(.pull, .unauthorized, cancelled: false) == .finish)
 
         let restarted = machine.start()
         #expect(restarted)
-        #expect(machine.shouldContinue(.pull, cancelled: false))
+        #expect(machine.shouldContinue(cancelled: false))
         // A loop task cancelled on its own ends too.
-        #expect(!machine.shouldContinue(.pull, cancelled: true))
+        #expect(!machine.shouldContinue(cancelled: true))
         #expect(machine.failed(.pull, .other, cancelled: true) == .finish)
     }
 
