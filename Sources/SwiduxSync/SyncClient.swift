@@ -325,6 +325,8 @@ public actor SyncClient {
         }
     }
 
+    /// Performs what a ``PushStateMachine`` asks for until the round ends (holding
+    /// `exclusive`, so that pulled pages are applied between rounds, never during one).
     private func pushRound() async throws -> Acknowledgement {
         machine.pushBegan()
         defer { machine.pushEnded() }
@@ -411,6 +413,8 @@ public actor SyncClient {
         try await pulling.withLock { try await pullPages(wait: wait) }
     }
 
+    /// Performs what a ``PullStateMachine`` asks for until the server has no more (holding
+    /// `pulling`; `exclusive` only to read the cursor and to write a page).
     private func pullPages(wait: Int) async throws -> Int {
         var pull = PullStateMachine(wait: wait, pageSize: pageSize)
         // The next page, asked for while this one is written (a first pull waited for each
