@@ -114,4 +114,91 @@ import Testing
         #expect(refusals == PushStateMachine.refusalLimit)
         #expect(action == .finish(acknowledging: nil))
     }
+
+    /// A seeded generator: a failing run can be repeated.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test("randomized rounds (requests of random sizes, answers and 409s in random order): every answer is acknowledged once, in order, by the very next action, and the round ends with the whole outbox acknowledged",
+          arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    func randomizedRounds(seed: UInt64) {
+        var random = SplitMix(state: seed)
+        let count: Int64 = 60
+        // A mutation's size: some requests are cut into several bodies.
+        let sizes = (1...count).map { _ in Bool.random(using: &random) ? 10 : SyncProtocol.maxBodyBytes / 5 }
+        // The outbox as the client would build it: after what is acknowledged or in flight.
+        var nextID: Int64 = 1
+        // Nothing built while a request is in flight means nothing new was found then; a
+        // first request finds whatever is left.
+        func build(_ random: inout SplitMix, first: Bool) -> [PendingMutation] {
+            let take = Int64.random(in: (first ? 1 : 0)...4, using: &random)
+            let ids = nextID..<min(nextID + take, count + 1)
+            nextID = ids.upperBound
+            return ids.map { Self.mutation($0, bytes: sizes[Int($0) - 1]) }
+        }
+        var acknowledged: [Int64] = []
+        var answered: [PushStateMachine.Answered] = []
+        func acknowledge(_ answer: PushStateMachine.Answered?) {
+            guard let answer else { return }
+            // Each answer once, in the order the server gave them.
+            #expect(answer == answered.first)
+            if !answered.isEmpty { answered.removeFirst() }
+            acknowledged += answer.sent.map(\.id)
+        }
+
+        var round = PushStateMachine(unversionedThrough: 0)
+        var action = round.start()
+        var steps = 0
+        var justAnswered: PushStateMachine.Answered?
+        loop: while steps < 10_000 {
+            steps += 1
+            switch action {
+            case .prepareFirst(let previous, _, _):
+                // An answer is acknowledged before anything else is built.
+                #expect(previous == justAnswered)
+                acknowledge(previous)
+                justAnswered = nil
+                action = round.prepared(build(&random, first: true))
+            case .sendPush(let group, let previous, let next):
+                #expect(previous == justAnswered)
+                acknowledge(previous)
+                justAnswered = nil
+                // Sent in outbox order, right after what was acknowledged or sent before.
+                #expect(group.map(\.id) == Array(group[0].id..<(group[0].id + Int64(group.count))))
+                if let next { #expect(next.inFlight.suffix(group.count) == group[...]) }
+                if Int.random(in: 0..<10, using: &random) == 0 {
+                    // Refused: the repair rewrites the outbox, which is built again after
+                    // what was acknowledged (the answers before were, while this was in flight).
+                    #expect(answered.isEmpty)
+                    let code: SyncErrorBody.Code = Bool.random(using: &random) ? .mutationConflict : .scopeChanged
+                    _ = round.refused(code, message: "again")
+                    nextID = (acknowledged.last ?? 0) + 1
+                    action = round.repaired()
+                } else {
+                    let upcoming = next == nil ? [] : build(&random, first: false)
+                    let answer = Self.answer(group.map(\.id))
+                    justAnswered = PushStateMachine.Answered(answer: answer, sent: group)
+                    answered.append(justAnswered!)
+                    action = round.pushAnswered(answer, sentScope: "s", upcoming: upcoming)
+                }
+            case .finish(let previous):
+                #expect(previous == justAnswered)
+                acknowledge(previous)
+                break loop
+            case .reidentify, .rebase, .setAsideLargest:
+                Issue.record("a repair without a refusal: \(action)")
+                break loop
+            }
+        }
+        #expect(answered.isEmpty)
+        #expect(acknowledged == Array(1...count))
+    }
 }
