@@ -1,3 +1,4 @@
+import Swidux
 import Foundation
 import GRDB
 
