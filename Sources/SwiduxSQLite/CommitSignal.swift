@@ -51,7 +51,7 @@ final class CommitSignal: Sendable {
         }
     }
 
-    deinit { watch.withLock { $0?.cancel() } }
+    deinit { watch.withLock { $0 }?.cancel() }
 }
 
 private struct WeakSignal {

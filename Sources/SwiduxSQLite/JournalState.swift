@@ -1,7 +1,7 @@
 import Foundation
-import Swidux
 import GRDB
 import Logging
+import Swidux
 
 /// A ``SwiduxDatabase``'s side of the change journal: the tables bound to state by
 /// ``SwiduxDatabase/stateWriter(for:table:)`` (one binding per writer), the journal cursor

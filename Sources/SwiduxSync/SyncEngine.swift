@@ -1,6 +1,6 @@
-import Swidux
 import Foundation
 import GRDB
+import Swidux
 import SwiduxSQLite
 import SwiduxSyncWire
 
