@@ -128,7 +128,7 @@ let package = Package(
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
         // Loopback servers (hung, scripted, refusing) shared by the test targets; not a product.
-        .target(name: "SwiduxTestSupport", path: "Tests/SwiduxTestSupport"),
+        .target(name: "SwiduxTestSupport", dependencies: ["Swidux"], path: "Tests/SwiduxTestSupport"),
         .testTarget(
             name: "SwiduxSyncTests",
             dependencies: [

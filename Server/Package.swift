@@ -12,7 +12,8 @@ import PackageDescription
 
 let package = Package(
     name: "SwiduxSyncServer",
-    platforms: [.macOS(.v14)],
+    // macOS 15: Synchronization's `Mutex`, the server's one lock.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "swidux-sync-server", targets: ["swidux-sync-server"]),
         .library(name: "SwiduxSyncServer", targets: ["SwiduxSyncServer"]),

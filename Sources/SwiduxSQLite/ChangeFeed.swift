@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Swidux
 
 /// Notices what other connections and processes commit to a ``SwiduxDatabase`` and delivers
 /// it as ``ChangeFeedBatch``es: the current rows of the changed ids, read from the change

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Swidux
 
 /// Wakes the tasks that wait for commits to one database file: this process's commits
 /// (every ``SwiduxDatabase`` opened on the file signals its own through a GRDB transaction
@@ -9,12 +10,9 @@ import GRDB
 /// A waiter is woken by every commit made since its previous wait (a generation counter:
 /// nothing is missed between two waits), or after its timeout — the slow poll that catches
 /// commits no notification reports.
-final class CommitSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var generation: UInt64 = 0
-    private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    private var nextWaiter: UInt64 = 0
-    private var watch: FileChangeWatch?
+final class CommitSignal: Sendable {
+    private let wakeSignal = WakeSignal()
+    private let watch = LockedValue<FileChangeWatch?>(nil)
     let path: String
 
     private init(path: String) { self.path = path }
@@ -33,64 +31,27 @@ final class CommitSignal: @unchecked Sendable {
     private static let registry = LockedValue<[String: WeakSignal]>([:])
 
     /// The current generation: pass it to ``wait(after:timeout:)``.
-    var current: UInt64 { lock.withLock { generation } }
+    var current: UInt64 { wakeSignal.generation }
 
     /// Something committed: wakes every waiter.
-    func signal() {
-        let woken = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
-            generation &+= 1
-            defer { waiters.removeAll() }
-            return Array(waiters.values)
-        }
-        for waiter in woken { waiter.resume() }
-    }
+    func signal() { wakeSignal.wake() }
 
     /// Returns when the generation moved past `seen`, after `timeout`, or when the task is
     /// cancelled — whichever comes first.
     func wait(after seen: UInt64, timeout: Duration) async {
         watchIfNeeded()
-        let id = lock.withLock { () -> UInt64 in
-            nextWaiter &+= 1
-            return nextWaiter
-        }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let resumeNow = self.lock.withLock { () -> Bool in
-                            if self.generation != seen || Task.isCancelled { return true }
-                            self.waiters[id] = continuation
-                            return false
-                        }
-                        if resumeNow { continuation.resume() }
-                    }
-                } onCancel: {
-                    self.resume(id)
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                self.resume(id)
-            }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func resume(_ id: UInt64) {
-        let waiter = lock.withLock { waiters.removeValue(forKey: id) }
-        waiter?.resume()
+        await wakeSignal.wait(after: seen, timeout: timeout)
     }
 
     /// Watches the file for other processes' commits (where the platform can), from the
     /// first wait on, for as long as the signal lives.
     private func watchIfNeeded() {
-        lock.withLock {
+        watch.withLock { watch in
             if watch == nil { watch = FileChangeWatch(path: path) { [weak self] in self?.signal() } }
         }
     }
 
-    deinit { watch?.cancel() }
+    deinit { watch.withLock { $0 }?.cancel() }
 }
 
 private struct WeakSignal {

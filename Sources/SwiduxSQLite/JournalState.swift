@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Swidux
 
 /// A ``SwiduxDatabase``'s side of the change journal: the tables bound to state by
 /// ``SwiduxDatabase/stateWriter(for:table:)`` (one binding per writer), the journal cursor
@@ -12,12 +13,13 @@ import Logging
 /// database changed as a consequence (a cascade, `SET NULL`, a trigger) are not, and reach
 /// the stores that follow.
 final class JournalState: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards the fields below.
+    private let lock = LockedValue(())
     private var _logger = Logger(label: "swidux.external")
     /// Where the feeds log skipped entries and read failures.
     var logger: Logger {
-        get { lock.withLock { _logger } }
-        set { lock.withLock { _logger = newValue } }
+        get { lock.withLock { _ in _logger } }
+        set { lock.withLock { _ in _logger = newValue } }
     }
     private var bindings: [any Sendable] = []
     private var hydrationCursor: Int64?
@@ -30,18 +32,18 @@ final class JournalState: @unchecked Sendable {
 
     /// Remembers the binding of one writer.
     func bind<State>(_ binding: StateTableBinding<State>) {
-        lock.withLock { bindings.append(binding) }
+        lock.withLock { _ in bindings.append(binding) }
     }
 
     func bindings<Binding>(of type: Binding.Type) -> [Binding] {
-        lock.withLock { bindings.compactMap { $0 as? Binding } }
+        lock.withLock { _ in bindings.compactMap { $0 as? Binding } }
     }
 
     // MARK: Hydration
 
     /// A hydration read the journal at `sequence` (`nil`: there was no journal).
     func hydrated(at sequence: Int64?) {
-        lock.withLock {
+        lock.withLock { _ in
             if let sequence {
                 hydrationCursor = min(hydrationCursor ?? sequence, sequence)
             } else {
@@ -53,17 +55,17 @@ final class JournalState: @unchecked Sendable {
     /// Where a feed replays from: the earliest hydration's sequence, or `nil` (re-hydrate)
     /// when a hydration read no journal or none happened.
     var replayCursor: Int64? {
-        lock.withLock { hydratedWithoutJournal ? nil : hydrationCursor }
+        lock.withLock { _ in hydratedWithoutJournal ? nil : hydrationCursor }
     }
 
     // MARK: Own writes
 
-    var isFollowed: Bool { lock.withLock { feeds > 0 } }
+    var isFollowed: Bool { lock.withLock { _ in feeds > 0 } }
 
-    func beginFeed() { lock.withLock { feeds += 1 } }
+    func beginFeed() { lock.withLock { _ in feeds += 1 } }
 
     func endFeed() {
-        lock.withLock {
+        lock.withLock { _ in
             feeds -= 1
             if feeds == 0 { ownWrites.removeAll() }
         }
@@ -72,7 +74,7 @@ final class JournalState: @unchecked Sendable {
     /// Records own writes (before the commit, so that no feed reads them as foreign).
     func recordOwn(_ entries: [OwnWrite]) {
         guard !entries.isEmpty else { return }
-        lock.withLock {
+        lock.withLock { _ in
             guard feeds > 0 else { return }
             for entry in entries { ownWrites[entry.writer, default: [:]][entry.table, default: [:]][entry.id] = entry.sequence }
         }
@@ -81,7 +83,7 @@ final class JournalState: @unchecked Sendable {
     /// Forgets own writes of a flush that did not commit (their sequences may be reused).
     func discardOwn(_ entries: [OwnWrite]) {
         guard !entries.isEmpty else { return }
-        lock.withLock {
+        lock.withLock { _ in
             for entry in entries where ownWrites[entry.writer]?[entry.table]?[entry.id] == entry.sequence {
                 ownWrites[entry.writer]![entry.table]![entry.id] = nil
             }
@@ -91,7 +93,7 @@ final class JournalState: @unchecked Sendable {
     /// The sequence of the latest own write of the row by one of `writers` (`nil`: any
     /// writer of this database), if recorded.
     func ownSequence(of writers: Set<ObjectIdentifier>?, table: String, id: DatabaseValue) -> Int64? {
-        lock.withLock {
+        lock.withLock { _ in
             var latest: Int64?
             for (writer, tables) in ownWrites where writers?.contains(writer) ?? true {
                 if let sequence = tables[table]?[id], sequence > (latest ?? .min) { latest = sequence }
@@ -102,7 +104,7 @@ final class JournalState: @unchecked Sendable {
 
     /// The ids of rows of `table` that one of `writers` wrote after `sequence`.
     func ownIDs(of writers: Set<ObjectIdentifier>?, table: String, after sequence: Int64) -> [DatabaseValue] {
-        lock.withLock {
+        lock.withLock { _ in
             var ids: [DatabaseValue] = []
             for (writer, tables) in ownWrites where writers?.contains(writer) ?? true {
                 ids += tables[table]?.compactMap { $0.value > sequence ? $0.key : nil } ?? []
@@ -114,7 +116,7 @@ final class JournalState: @unchecked Sendable {
     /// Forgets own writes of `writers` no later than `cursor`: batches read after it hold
     /// later entries only.
     func forgetOwn(of writers: Set<ObjectIdentifier>, through cursor: Int64) {
-        lock.withLock {
+        lock.withLock { _ in
             for writer in writers {
                 guard var tables = ownWrites[writer] else { continue }
                 for table in Array(tables.keys) {

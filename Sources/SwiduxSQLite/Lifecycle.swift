@@ -1,15 +1,14 @@
-import Foundation
+import Swidux
 
 /// Whether a ``SwiduxDatabase`` was closed.
-final class Lifecycle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var closed = false
+final class Lifecycle: Sendable {
+    private let closed = LockedValue(false)
 
-    var isClosed: Bool { lock.withLock { closed } }
+    var isClosed: Bool { closed.withLock { $0 } }
 
     /// Marks the database closed; `false` if it already was.
     func beginClose() -> Bool {
-        lock.withLock {
+        closed.withLock { closed in
             if closed { return false }
             closed = true
             return true
@@ -17,5 +16,5 @@ final class Lifecycle: @unchecked Sendable {
     }
 
     /// Closing failed: usable again.
-    func reopen() { lock.withLock { closed = false } }
+    func reopen() { closed.withLock { $0 = false } }
 }

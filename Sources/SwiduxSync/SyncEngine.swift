@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Swidux
 import SwiduxSQLite
 import SwiduxSyncWire
 

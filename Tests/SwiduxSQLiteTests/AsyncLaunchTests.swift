@@ -21,7 +21,7 @@ struct Probe: Identifiable, Equatable, Sendable, Codable {
 /// Whether the main actor could run a job while launch work ran (`true`: it was free).
 final class LaunchThreads: @unchecked Sendable {
     static let shared = LaunchThreads()
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var seen: [Bool] = []
 
     private var wait: Double = 3
@@ -30,17 +30,17 @@ final class LaunchThreads: @unchecked Sendable {
     /// launch work runs, so any wait tells it; a free one may be busy with other suites'
     /// jobs on two loaded cores for seconds (3 s was once too short): the async path's
     /// probes wait long, the blocking path's short.
-    func setWait(_ seconds: Double) { lock.withLock { wait = seconds } }
+    func setWait(_ seconds: Double) { lock.withLock { _ in wait = seconds } }
 
     /// Asks the main actor to run a job and waits for it: it cannot run while the main
     /// actor waits synchronously for this launch work.
     func probeMainActor() {
         let ran = DispatchSemaphore(value: 0)
         Task { @MainActor in ran.signal() }
-        let free = ran.wait(timeout: .now() + lock.withLock { wait }) == .success
-        lock.withLock { seen.append(free) }
+        let free = ran.wait(timeout: .now() + lock.withLock { _ in wait }) == .success
+        lock.withLock { _ in seen.append(free) }
     }
-    func take() -> [Bool] { lock.withLock { defer { seen = [] }; return seen } }
+    func take() -> [Bool] { lock.withLock { _ in defer { seen = [] }; return seen } }
 }
 
 struct ProbeState { var probes = EntityStore<Probe>() }

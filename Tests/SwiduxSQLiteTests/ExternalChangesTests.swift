@@ -67,12 +67,12 @@ enum XSchema {
 
 /// Log messages at error level, for tests.
 final class CapturedLog: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var messages: [String] = []
     /// The least level captured.
     let minimum: Logger.Level
-    var errors: [String] { lock.withLock { messages } }
-    func append(_ message: String) { lock.withLock { messages.append(message) } }
+    var errors: [String] { lock.withLock { _ in messages } }
+    func append(_ message: String) { lock.withLock { _ in messages.append(message) } }
 
     init(minimum: Logger.Level = .error) {
         self.minimum = minimum

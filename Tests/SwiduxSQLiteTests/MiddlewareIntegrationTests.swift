@@ -148,14 +148,14 @@ struct MiddlewareIntegrationTests {
 
 /// Counts committed transactions that changed something.
 final class CommitCounter: TransactionObserver, @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var commits = 0
     private var changed = false
-    var count: Int { lock.withLock { commits } }
+    var count: Int { lock.withLock { _ in commits } }
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
-    func databaseDidChange(with event: DatabaseEvent) { lock.withLock { changed = true } }
-    func databaseDidCommit(_ db: Database) { lock.withLock { if changed { commits += 1 }; changed = false } }
-    func databaseDidRollback(_ db: Database) { lock.withLock { changed = false } }
+    func databaseDidChange(with event: DatabaseEvent) { lock.withLock { _ in changed = true } }
+    func databaseDidCommit(_ db: Database) { lock.withLock { _ in if changed { commits += 1 }; changed = false } }
+    func databaseDidRollback(_ db: Database) { lock.withLock { _ in changed = false } }
 }
 
 @MainActor

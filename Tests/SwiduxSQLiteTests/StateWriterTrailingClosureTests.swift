@@ -11,10 +11,10 @@ import Testing
 @Suite("StateWriter trailing closures")
 struct StateWriterTrailingClosureTests {
     final class Log: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = LockedValue(())
         private var _batches = 0
-        func count() { lock.lock(); _batches += 1; lock.unlock() }
-        var batches: Int { lock.lock(); defer { lock.unlock() }; return _batches }
+        func count() { lock.withLock { _ in _batches += 1 } }
+        var batches: Int { lock.withLock { _ in _batches } }
     }
 
     @Test("A multi-statement trailing closure that returns nothing stages the batch")

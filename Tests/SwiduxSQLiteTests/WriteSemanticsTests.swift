@@ -143,8 +143,8 @@ struct WriteSemanticsTests {
 }
 
 final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var stored: WriteResult<Int>?
-    func set(_ value: WriteResult<Int>) { lock.withLock { stored = value } }
-    var value: WriteResult<Int>? { lock.withLock { stored } }
+    func set(_ value: WriteResult<Int>) { lock.withLock { _ in stored = value } }
+    var value: WriteResult<Int>? { lock.withLock { _ in stored } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,7 +17,7 @@ public final class HungServer: @unchecked Sendable {
     /// The port it listens on.
     public let port: UInt16
     private let descriptor: Int32
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var accepted: [Int32] = []
     private var stopped = false
 
@@ -32,7 +33,7 @@ public final class HungServer: @unchecked Sendable {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { return }
                 guard let self else { close(connection); return }
-                let kept = self.lock.withLock { () -> Bool in
+                let kept = self.lock.withLock { (_: inout Void) -> Bool in
                     if self.stopped { return false }
                     self.accepted.append(connection)
                     return true
@@ -47,7 +48,7 @@ public final class HungServer: @unchecked Sendable {
 
     /// Closes the listening socket and every accepted connection.
     public func stop() {
-        let connections = lock.withLock { () -> [Int32]? in
+        let connections = lock.withLock { (_: inout Void) -> [Int32]? in
             if stopped { return nil }
             stopped = true
             defer { accepted.removeAll() }

@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +21,7 @@ public final class RefusingServer: @unchecked Sendable {
     private let status: String
     private let message: String
     private let descriptor: Int32
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var count = 0
 
     /// Starts listening; every request is answered with `status` and the body `message`.
@@ -45,7 +46,7 @@ public final class RefusingServer: @unchecked Sendable {
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Requests answered so far.
-    public var requests: Int { lock.withLock { count } }
+    public var requests: Int { lock.withLock { _ in count } }
 
     /// Reads each request (headers, then — after a 100 Continue when asked and the body is not there yet — a body of
     /// Content-Length bytes) and answers with the status.
@@ -83,7 +84,7 @@ public final class RefusingServer: @unchecked Sendable {
                 received += buffer[0..<n]
             }
             received.removeFirst(end.upperBound + bodyLength)
-            lock.withLock { count += 1 }
+            lock.withLock { _ in count += 1 }
             let response = Array("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(message.utf8.count)\r\n\r\n\(message)".utf8)
             let written = response.withUnsafeBytes({ write(connection, $0.baseAddress, $0.count) })
             // A client that asked to close reads the answer to the end of the connection.

@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,7 +25,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     /// The port it listens on.
     public let port: UInt16
     private let descriptor: Int32
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var open: [Int32] = []
     private var heads: [String] = []
     private var accepted = 0
@@ -53,14 +54,14 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The heads of the requests received so far, in order.
-    public var requestHeads: [String] { lock.withLock { heads } }
+    public var requestHeads: [String] { lock.withLock { _ in heads } }
     /// The connections accepted so far.
-    public var connections: Int { lock.withLock { accepted } }
+    public var connections: Int { lock.withLock { _ in accepted } }
     /// The bytes written to clients so far.
-    public var bytesSent: Int { lock.withLock { sent } }
+    public var bytesSent: Int { lock.withLock { _ in sent } }
 
     private func keep(_ connection: Int32) -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             if stopped { return false }
             open.append(connection)
             accepted += 1
@@ -71,7 +72,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     private func serve(_ connection: Int32, answer: Answer) {
         defer {
             // Forgotten first, so that stop() cannot shut down a reused descriptor.
-            lock.withLock { open.removeAll { $0 == connection } }
+            lock.withLock { _ in open.removeAll { $0 == connection } }
             close(connection)
         }
         var buffer = Data()
@@ -96,7 +97,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
                 buffer.append(contentsOf: chunk[0..<count])
             }
             buffer = Data(buffer[buffer.index(end.upperBound, offsetBy: length)...])
-            lock.withLock { heads.append(head) }
+            lock.withLock { _ in heads.append(head) }
             answer(head) { data in self.write(data, to: connection) }
         }
     }
@@ -109,7 +110,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
             }
             guard written > 0 else { return false }
             offset += written
-            lock.withLock { sent += written }
+            lock.withLock { _ in sent += written }
         }
         return true
     }
@@ -122,7 +123,7 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
 
     /// Closes the listening socket and every connection.
     public func stop() {
-        let connections = lock.withLock { () -> [Int32]? in
+        let connections = lock.withLock { (_: inout Void) -> [Int32]? in
             if stopped { return nil }
             stopped = true
             defer { open.removeAll() }

@@ -63,10 +63,10 @@ struct LibraryReducer: SwiduxReducer {
 }
 
 final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() { lock.withLock { _ in count += 1 } }
+    var value: Int { lock.withLock { _ in count } }
 }
 
 @MainActor

@@ -151,8 +151,8 @@ struct SeedPortTests {
 }
 
 final class LockedList: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var stored: [String] = []
-    func append(_ value: String) { lock.lock(); stored.append(value); lock.unlock() }
-    var values: [String] { lock.lock(); defer { lock.unlock() }; return stored }
+    func append(_ value: String) { lock.withLock { _ in stored.append(value) } }
+    var values: [String] { lock.withLock { _ in stored } }
 }

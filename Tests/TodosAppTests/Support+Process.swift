@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -200,11 +201,11 @@ struct ItemRecord: Decodable, Equatable {
 }
 
 final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var data = Data()
     private var done = false
-    func set(_ value: Data) { lock.lock(); data = value; done = true; lock.unlock() }
-    func append(_ value: Data) { lock.lock(); data.append(value); lock.unlock() }
-    var value: Data { lock.lock(); defer { lock.unlock() }; return data }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return done }
+    func set(_ value: Data) { lock.withLock { _ in data = value; done = true } }
+    func append(_ value: Data) { lock.withLock { _ in data.append(value) } }
+    var value: Data { lock.withLock { _ in data } }
+    var isSet: Bool { lock.withLock { _ in done } }
 }

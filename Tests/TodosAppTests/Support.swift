@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 @testable import TodosApp
 
 /// A deterministic UUID: 00000000-0000-0000-0000-<n in hex>.
@@ -10,13 +11,15 @@ let fixedDate = Date(timeIntervalSince1970: 1_700_000_000)
 
 /// Ids handed out in order 1000, 1001, … (thread-safe).
 final class IDSequence: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var next: Int
     init(start: Int = 1000) { next = start }
     func callAsFunction() -> UUID {
-        lock.lock(); defer { lock.unlock() }
-        next += 1
-        return uuid(next - 1)
+        let id = lock.withLock { _ in
+            next += 1
+            return next - 1
+        }
+        return uuid(id)
     }
 }
 
@@ -62,19 +65,19 @@ final class CountingClock: Clock, @unchecked Sendable {
     typealias Instant = TestClock<Swift.Duration>.Instant
 
     let inner = TestClock()
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var started = 0
 
     var now: Instant { inner.now }
     var minimumResolution: Swift.Duration { inner.minimumResolution }
 
     func sleep(until deadline: Instant, tolerance: Swift.Duration?) async throws {
-        lock.withLock { started += 1 }
+        lock.withLock { _ in started += 1 }
         try await inner.sleep(until: deadline, tolerance: tolerance)
     }
 
     /// Sleeps started so far (including cancelled ones).
-    var sleepsStarted: Int { lock.withLock { started } }
+    var sleepsStarted: Int { lock.withLock { _ in started } }
 
     /// Returns once `count` sleeps have started and one is pending on the clock.
     func waitForSleeps(_ count: Int) async {

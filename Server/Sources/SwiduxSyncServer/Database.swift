@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The server's PostgreSQL connection pool behind an availability gate, so that requests
 /// fail fast with 503 while PostgreSQL is away and work again soon after it returns.
@@ -26,7 +27,7 @@ final class Database: Sendable {
         var stopped = false
     }
 
-    private let state: Guarded<State>
+    private let state: Mutex<State>
     private let configuration: PostgresClient.Configuration
     private let leaseTimeout: Duration
     private let logger: Logger
@@ -35,7 +36,7 @@ final class Database: Sendable {
         self.configuration = configuration
         self.leaseTimeout = leaseTimeout
         self.logger = logger
-        state = Guarded(State(client: PostgresClient(configuration: configuration, backgroundLogger: logger)))
+        state = Mutex(State(client: PostgresClient(configuration: configuration, backgroundLogger: logger)))
     }
 
     /// The current pool (for the start-up migration, before requests are served).
@@ -95,19 +96,19 @@ final class Database: Sendable {
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let (client, available) = state.withLock { ($0.client, $0.available) }
         guard available else { throw RequestFailure.unavailable }
-        let leased = Guarded(false)
+        let leased = LeaseFlag()
         let timeout = leaseTimeout
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     try await client.withConnection { connection in
-                        leased.withLock { $0 = true }
+                        leased.set()
                         return try await body(connection)
                     }
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    if !leased.withLock({ $0 }) { throw RequestFailure.unavailable }
+                    if !leased.isSet { throw RequestFailure.unavailable }
                     return nil
                 }
                 while let result = try await group.next() {
@@ -156,4 +157,12 @@ final class Database: Sendable {
             return false
         }
     }
+}
+
+/// Whether a request's connection was leased: shared by the request's task and its lease
+/// timeout (a `Mutex` itself cannot be captured by the two tasks: it is not copyable).
+private final class LeaseFlag: Sendable {
+    private let leased = Mutex(false)
+    var isSet: Bool { leased.withLock { $0 } }
+    func set() { leased.withLock { $0 = true } }
 }

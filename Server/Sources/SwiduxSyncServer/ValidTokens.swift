@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Tokens that a woken long poll found valid, so that the poll's next request — which
 /// follows its answer at once — need not check its token again (with
 /// 2,000 open long polls, that first check was one query per poll answered).
@@ -26,7 +28,7 @@ final class ValidTokens: Sendable {
         var pruneAt = 64
     }
 
-    private let state = Guarded(State())
+    private let state = Mutex(State())
     /// How long an entry answers at most.
     let lifetime: Duration
 

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import PostgresTestSupport
+import Synchronization
 import SwiduxSyncServer
 import SwiduxSyncWire
 
@@ -141,11 +142,10 @@ struct LoadRun {
 }
 
 /// Set once, when the pollers should stop.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
 
 func milliseconds(_ nanoseconds: UInt64) -> String { String(format: "%.0f", Double(nanoseconds) / 1e6) }

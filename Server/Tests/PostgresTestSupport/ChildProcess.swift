@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,7 +20,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     /// What the program was.
     public let executable: String
-    private let lock = NSLock()
+    /// Guards the fields below.
+    private let lock = Mutex(())
     private var out = Data()
     private var err = Data()
     private var status: Int32?
@@ -57,15 +59,15 @@ public final class ChildProcess: @unchecked Sendable {
         let outFD = outPipe[0], errFD = errPipe[0]
         let reader = Thread { [self] in
             let errReader = Thread { [self] in
-                Self.readAll(errFD) { chunk in self.lock.withLock { self.err.append(chunk) } }
-                self.lock.withLock { self.errEnded = true }
+                Self.readAll(errFD) { chunk in self.lock.withLock { _ in self.err.append(chunk) } }
+                self.lock.withLock { _ in self.errEnded = true }
             }
             errReader.start()
             Self.readAll(outFD) { chunk in self.appendOut(chunk) }
             var raw: Int32 = 0
             while waitpid(child, &raw, 0) == -1, errno == EINTR {}
             // Standard error may still be open in a grandchild: wait for its end a moment only.
-            for _ in 0..<200 where !self.lock.withLock({ self.errEnded }) { usleep(5000) }
+            for _ in 0..<200 where !self.lock.withLock({ _ in self.errEnded }) { usleep(5000) }
             let signal = raw & 0x7f
             self.finish(signal == 0 ? (raw >> 8) & 0xff : 128 + signal)
         }
@@ -75,13 +77,13 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends `sig` to the child only (never to a process group or to ourselves).
     public func signal(_ sig: Int32) {
         precondition(pid > 0 && pid != getpid(), "refusing to signal pid \(pid)")
-        lock.withLock { if status == nil { _ = kill(pid, sig) } }
+        lock.withLock { _ in if status == nil { _ = kill(pid, sig) } }
     }
 
     /// Waits for the child to end: its exit status, or 128 + the signal that ended it.
     public func exitStatus() async -> Int32 {
         await withCheckedContinuation { continuation in
-            lock.withLock {
+            lock.withLock { _ in
                 if let status { continuation.resume(returning: status) } else { waiters.append(continuation) }
             }
         }
@@ -91,21 +93,21 @@ public final class ChildProcess: @unchecked Sendable {
     /// cooperative pool): its exit status.
     public func waitBlocking() -> Int32 {
         while true {
-            if let status = lock.withLock({ status }) { return status }
+            if let status = lock.withLock({ _ in status }) { return status }
             usleep(2000)
         }
     }
 
     /// What the child wrote to its standard output so far.
-    public var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    public var standardOutput: String { lock.withLock { _ in String(decoding: out, as: UTF8.self) } }
     /// What the child wrote to its standard error so far.
-    public var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    public var standardError: String { lock.withLock { _ in String(decoding: err, as: UTF8.self) } }
 
     /// Waits for a line of standard output that contains `text`: that line, or `nil` when
     /// the child's output ends first.
     public func line(containing text: String) async -> String? {
         await withCheckedContinuation { continuation in
-            lock.withLock {
+            lock.withLock { _ in
                 if let line = Self.line(in: out, containing: text) { continuation.resume(returning: line) }
                 else if status != nil { continuation.resume(returning: nil) }
                 else { lineWaiters.append((text, continuation)) }
@@ -114,7 +116,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     private func appendOut(_ chunk: Data) {
-        lock.withLock {
+        lock.withLock { _ in
             out.append(chunk)
             lineWaiters.removeAll { text, continuation in
                 guard let line = Self.line(in: out, containing: text) else { return false }
@@ -125,7 +127,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     private func finish(_ value: Int32) {
-        lock.withLock {
+        lock.withLock { _ in
             status = value
             for waiter in waiters { waiter.resume(returning: value) }
             waiters = []

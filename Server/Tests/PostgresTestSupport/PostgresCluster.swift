@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PostgresNIO
 #if canImport(Glibc)
@@ -186,10 +187,9 @@ public final class PostgresCluster: Sendable {
 }
 
 /// Hands out increasing numbers (database names, connection ids).
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
 /// The process's shared cluster: started once, stopped by an exit handler.

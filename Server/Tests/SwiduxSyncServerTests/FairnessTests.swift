@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PostgresNIO
 import SwiduxSyncWire
 import Testing
@@ -66,10 +67,9 @@ struct FairnessTests {
 }
 
 /// How many requests are still pending.
-final class Pending: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Int
-    init(_ value: Int) { self.value = value }
-    var count: Int { lock.withLock { value } }
-    func done() { lock.withLock { value -= 1 } }
+final class Pending: Sendable {
+    private let value: Mutex<Int>
+    init(_ value: Int) { self.value = Mutex(value) }
+    var count: Int { value.withLock { $0 } }
+    func done() { value.withLock { $0 -= 1 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PostgresNIO
 import PostgresTestSupport
 import SwiduxSyncWire
@@ -119,12 +120,10 @@ struct FaultTests {
 }
 
 /// The last acknowledged mutation id, and how many pushes the kills cut off in flight.
-final class Acknowledged: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last: Int64 = 0
-    private var cut = 0
-    var value: Int64 { lock.withLock { last } }
-    var interruptions: Int { lock.withLock { cut } }
-    func set(_ value: Int64) { lock.withLock { last = value } }
-    func interrupted() { lock.withLock { cut += 1 } }
+final class Acknowledged: Sendable {
+    private let state = Mutex<(last: Int64, cut: Int)>((0, 0))
+    var value: Int64 { state.withLock { $0.last } }
+    var interruptions: Int { state.withLock { $0.cut } }
+    func set(_ value: Int64) { state.withLock { $0.last = value } }
+    func interrupted() { state.withLock { $0.cut += 1 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SwiduxSyncWire
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,8 +12,7 @@ final class SyncHTTP: @unchecked Sendable {
     let token: String?
     let clientID: String
     let session: URLSession
-    private let lock = NSLock()
-    private var nextMutation: Int64 = 1
+    private let nextMutation = Mutex<Int64>(1)
 
     static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
@@ -66,7 +66,7 @@ final class SyncHTTP: @unchecked Sendable {
     }
 
     /// Takes the next mutation id.
-    func mutationID() -> Int64 { lock.withLock { defer { nextMutation += 1 }; return nextMutation } }
+    func mutationID() -> Int64 { nextMutation.withLock { next in defer { next += 1 }; return next } }
 
     /// Pushes `changes` as the next mutation; throws unless 200.
     @discardableResult

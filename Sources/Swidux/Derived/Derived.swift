@@ -40,11 +40,13 @@ public final class Derived<State, Value> {
     /// The inputs, in declaration order.
     let inputs: [DerivedInput<State>]
     private let compute: (State) -> Value
-    private let lock = NSLock()
-    /// What the last computation saw (one entry per input) and its result.
-    private var memo: (seen: [ChangeDetector.Snapshot], value: Value)?
-    /// How many times the function ran (tests, diagnostics).
-    private var computations = 0
+    private struct Memo {
+        /// What the last computation saw (one entry per input) and its result.
+        var last: (seen: [ChangeDetector.Snapshot], value: Value)?
+        /// How many times the function ran (tests, diagnostics).
+        var computations = 0
+    }
+    private let memo = LockedValue(Memo())
 
     /// Declares a derived value from key paths into the state and a pure function of the
     /// values at those key paths.
@@ -77,20 +79,18 @@ public final class Derived<State, Value> {
     ///
     /// - Complexity: O(inputs) when no input changed (O(1) per entity store input).
     public func callAsFunction(_ state: State) -> Value {
-        lock.lock()
-        if let memo, !changed(since: memo.seen, in: state) {
-            let value = memo.value
-            lock.unlock()
-            return value
+        let remembered = memo.withLock { memo -> Value? in
+            guard let last = memo.last, !changed(since: last.seen, in: state) else { return nil }
+            return last.value
         }
-        lock.unlock()
+        if let remembered { return remembered }
         // Remember the inputs before computing: what the result was computed from.
         let seen = inputs.map { $0.snapshot(state) }
         let value = compute(state)
-        lock.lock()
-        memo = (seen, value)
-        computations += 1
-        lock.unlock()
+        memo.withLock { memo in
+            memo.last = (seen, value)
+            memo.computations += 1
+        }
         return value
     }
 
@@ -101,16 +101,12 @@ public final class Derived<State, Value> {
     /// #expect(AppState.visibleItems.computationCount == 1)
     /// ```
     public var computationCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return computations
+        memo.withLock { $0.computations }
     }
 
     /// Forgets the remembered result (releases it); the next read computes.
     public func reset() {
-        lock.lock()
-        memo = nil
-        lock.unlock()
+        memo.withLock { $0.last = nil }
     }
 
     private func changed(since seen: [ChangeDetector.Snapshot], in state: State) -> Bool {
@@ -126,10 +122,9 @@ extension Derived: @unchecked Sendable where State: Sendable, Value: Sendable {}
 /// from the value read, as the store's observation does). Key paths are immutable; the
 /// strategy is guarded by a lock.
 final class DerivedInput<State>: @unchecked Sendable {
-    private let lock = NSLock()
     /// The strategy for the dynamic type last read (an existential input may come to
     /// hold values of another type).
-    private var strategy: (type: ObjectIdentifier, strategy: ChangeDetector.Strategy)?
+    private let strategy = LockedValue<(type: ObjectIdentifier, strategy: ChangeDetector.Strategy)?>(nil)
     /// The value at the key path.
     let read: (State) -> Any
     /// Registers a read of the key path with a store.
@@ -152,13 +147,13 @@ final class DerivedInput<State>: @unchecked Sendable {
     }
 
     private func strategy(for value: Any) -> ChangeDetector.Strategy {
-        lock.lock()
-        defer { lock.unlock() }
-        let type = ObjectIdentifier(Swift.type(of: value))
-        if let strategy, strategy.type == type { return strategy.strategy }
-        let decided = ChangeDetector.strategy(for: value)
-        strategy = (type, decided)
-        return decided
+        strategy.withLock { strategy in
+            let type = ObjectIdentifier(Swift.type(of: value))
+            if let strategy, strategy.type == type { return strategy.strategy }
+            let decided = ChangeDetector.strategy(for: value)
+            strategy = (type, decided)
+            return decided
+        }
     }
 }
 

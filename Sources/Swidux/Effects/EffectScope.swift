@@ -103,9 +103,8 @@ final class EffectScope {
 import Foundation
 
 /// A thread-safe, one-way flag.
-final class CancellationFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-    func set() { lock.lock(); value = true; lock.unlock() }
+final class CancellationFlag: Sendable {
+    private let value = LockedValue(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

@@ -3,42 +3,44 @@ import Foundation
 /// Every task a store started, reachable without the main actor so that a store's
 /// `deinit` can cancel them; and what must end with the store (the sequences of
 /// `values(of:)`).
-final class TaskRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var tasks: [UInt64: Task<Void, Never>] = [:]
-    /// Ids whose task finished before it was inserted (a detached task can be that fast).
-    private var finishedEarly: Set<UInt64> = []
-    private var nextID: UInt64 = 0
-    private var releaseHandlers: [UInt64: @Sendable () -> Void] = [:]
-    private var isReleased = false
+final class TaskRegistry: Sendable {
+    private struct State {
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+        /// Ids whose task finished before it was inserted (a detached task can be that fast).
+        var finishedEarly: Set<UInt64> = []
+        var nextID: UInt64 = 0
+        var releaseHandlers: [UInt64: @Sendable () -> Void] = [:]
+        var isReleased = false
+    }
+    private let state = LockedValue(State())
 
     func makeID() -> UInt64 {
-        lock.lock(); defer { lock.unlock() }
-        nextID &+= 1
-        return nextID
+        state.withLock { state in
+            state.nextID &+= 1
+            return state.nextID
+        }
     }
 
     func insert(_ task: Task<Void, Never>, id: UInt64) {
-        lock.lock(); defer { lock.unlock() }
-        if finishedEarly.remove(id) != nil { return }
-        tasks[id] = task
+        state.withLock { state in
+            if state.finishedEarly.remove(id) != nil { return }
+            state.tasks[id] = task
+        }
     }
 
     func remove(_ id: UInt64) {
-        lock.lock(); defer { lock.unlock() }
-        if tasks.removeValue(forKey: id) == nil { finishedEarly.insert(id) }
+        state.withLock { state in
+            if state.tasks.removeValue(forKey: id) == nil { state.finishedEarly.insert(id) }
+        }
     }
 
-    var count: Int {
-        lock.lock(); defer { lock.unlock() }
-        return tasks.count
-    }
+    var count: Int { state.withLock { $0.tasks.count } }
 
     func cancelAll() {
-        lock.lock()
-        let all = tasks.values
-        tasks.removeAll()
-        lock.unlock()
+        let all = state.withLock { state in
+            defer { state.tasks.removeAll() }
+            return state.tasks.values
+        }
         for task in all { task.cancel() }
     }
 
@@ -46,29 +48,27 @@ final class TaskRegistry: @unchecked Sendable {
     /// id that ``removeReleaseHandler(_:)`` takes.
     @discardableResult
     func onRelease(_ handler: @escaping @Sendable () -> Void) -> UInt64 {
-        lock.lock()
-        nextID &+= 1
-        let id = nextID
-        let released = isReleased
-        if !released { releaseHandlers[id] = handler }
-        lock.unlock()
+        let (id, released) = state.withLock { state in
+            state.nextID &+= 1
+            if !state.isReleased { state.releaseHandlers[state.nextID] = handler }
+            return (state.nextID, state.isReleased)
+        }
         if released { handler() }
         return id
     }
 
     func removeReleaseHandler(_ id: UInt64) {
-        lock.lock(); defer { lock.unlock() }
-        releaseHandlers.removeValue(forKey: id)
+        _ = state.withLock { $0.releaseHandlers.removeValue(forKey: id) }
     }
 
     /// The store is gone: cancels its tasks and calls the release handlers.
     func storeReleased() {
         cancelAll()
-        lock.lock()
-        isReleased = true
-        let handlers = releaseHandlers.values
-        releaseHandlers.removeAll()
-        lock.unlock()
+        let handlers = state.withLock { state in
+            state.isReleased = true
+            defer { state.releaseHandlers.removeAll() }
+            return state.releaseHandlers.values
+        }
         for handler in handlers { handler() }
     }
 }

@@ -7,36 +7,41 @@ extension EntityStore {
     /// (see `TypedStateWriterBox.drainReplacement`). Only the storage being watched deposits;
     /// the deposit lives until the writer's next drain.
     @usableFromInline
-    final class ReleaseWatch: @unchecked Sendable {
-        private let lock = NSLock()
-        private var watched: ObjectIdentifier?
-        private var deposit: [Entity?]?
+    final class ReleaseWatch: Sendable {
+        private struct State {
+            var watched: ObjectIdentifier?
+            var deposit: [Entity?]?
+        }
+        private let state = LockedValue(State())
 
         @usableFromInline init() {}
 
         /// Watches `storage` (which must hold this watch), forgetting any earlier deposit.
         @usableFromInline
         func watch(_ storage: Storage) {
-            lock.lock(); defer { lock.unlock() }
-            watched = ObjectIdentifier(storage)
-            deposit = nil
+            state.withLock { state in
+                state.watched = ObjectIdentifier(storage)
+                state.deposit = nil
+            }
             storage.fields.pointee.releaseWatch = self
         }
 
         /// Called by a storage's deinit: keeps its slots if it is the one watched.
         @usableFromInline
         func released(_ storage: ObjectIdentifier, slots: consuming [Entity?]) {
-            lock.lock(); defer { lock.unlock() }
-            guard storage == watched else { return }
-            watched = nil
-            deposit = slots
+            state.withLock { state in
+                guard storage == state.watched else { return }
+                state.watched = nil
+                state.deposit = slots
+            }
         }
 
         /// The slots of the watched storage, if it was released since it was watched.
         func take() -> [Entity?]? {
-            lock.lock(); defer { lock.unlock() }
-            defer { deposit = nil }
-            return deposit
+            state.withLock { state in
+                defer { state.deposit = nil }
+                return state.deposit
+            }
         }
     }
 }

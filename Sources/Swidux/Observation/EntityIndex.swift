@@ -42,7 +42,9 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
     // work of a rebuild of 100,000 entities costs several times more in generic lookups.
     @usableFromInline let path: KeyPath<State, EntityStore<Entity>>
     @usableFromInline let key: @Sendable (Entity) -> Key
-    @usableFromInline let lock = NSLock()
+    /// Guards the fields below (a lock over several fields that the inlinable update
+    /// helpers read and write in place).
+    @usableFromInline let lock = LockedValue(())
     /// The entity store's fingerprint at the last read; `nil` before the first.
     @usableFromInline var seen: ChangeFingerprint?
     /// Each entity's key, for the updates: built from the groups by the first update that
@@ -80,21 +82,21 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
     @inlinable
     public func callAsFunction(_ state: State) -> [Key: [ID]] {
         let store = state[keyPath: path]
-        lock.lock()
-        defer { lock.unlock() }
-        let now = store.changeFingerprint
-        guard now != seen else { return groups }
-        if let seen, let changes = store._observationChanges.changes(since: seen, current: now),
-           !changes.reorder, changes.ids.count <= Self.maxChanges(count: store.count) {
-            update(changedIDs: changes.ids, membership: changes.membership, from: store)
-            updates += 1
-        } else {
-            rebuild(from: store)
-            rebuilds += 1
+        return lock.withLock { _ in
+            let now = store.changeFingerprint
+            guard now != seen else { return groups }
+            if let seen, let changes = store._observationChanges.changes(since: seen, current: now),
+               !changes.reorder, changes.ids.count <= Self.maxChanges(count: store.count) {
+                update(changedIDs: changes.ids, membership: changes.membership, from: store)
+                updates += 1
+            } else {
+                rebuild(from: store)
+                rebuilds += 1
+            }
+            seen = now
+            ChangeFingerprint.markSeen()
+            return groups
         }
-        seen = now
-        ChangeFingerprint.markSeen()
-        return groups
     }
 
     /// How many times the groups were rebuilt in one pass (the first read included), and
@@ -106,18 +108,16 @@ public final class EntityIndex<State, Entity: Identifiable & Equatable & Sendabl
     /// #expect(AppState.itemsByList.counts.rebuilds == 1)
     /// ```
     public var counts: (rebuilds: Int, updates: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        return (rebuilds, updates)
+        lock.withLock { _ in (rebuilds, updates) }
     }
 
     /// Forgets the groups; the next read rebuilds them.
     public func reset() {
-        lock.lock()
-        seen = nil
-        keys = nil
-        groups = [:]
-        lock.unlock()
+        lock.withLock { _ in
+            seen = nil
+            keys = nil
+            groups = [:]
+        }
     }
 
     /// Beyond this many logged ids, one pass is cheaper than moving them one by one.

@@ -230,19 +230,14 @@ struct AtomicGroup: @unchecked Sendable {
 
 /// Where the operations of one transaction leave their results (they run on the backend's
 /// executor; read after the transaction committed).
-final class ResultSlots: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [any Sendable]
+final class ResultSlots: Sendable {
+    private let slots: LockedValue<[any Sendable]>
 
-    init(count: Int) { slots = Array(repeating: WriteResult<Int>.none, count: count) }
+    init(count: Int) { slots = LockedValue(Array(repeating: WriteResult<Int>.none, count: count)) }
 
     func set(_ index: Int, _ value: any Sendable) {
-        lock.lock(); defer { lock.unlock() }
-        slots[index] = value
+        slots.withLock { $0[index] = value }
     }
 
-    var values: [any Sendable] {
-        lock.lock(); defer { lock.unlock() }
-        return slots
-    }
+    var values: [any Sendable] { slots.withLock { $0 } }
 }

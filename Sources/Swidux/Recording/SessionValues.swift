@@ -25,13 +25,15 @@ import Darwin
 /// let recorder = try SessionRecorder<AppState, AppAction>(
 ///     file: url, fingerprint: fingerprint, values: values)
 /// ```
-public final class SessionValues: @unchecked Sendable {
-    private let lock = NSLock()
-    /// The step being recorded or replayed, and the thread that runs it (its reduce).
-    private var step: (index: Int, milliseconds: Int64, thread: pthread_t)?
-    private var made: UInt64 = 0
-    /// The seed of the ids made during steps (a recording writes it in its header).
-    private var _seed: UInt64
+public final class SessionValues: Sendable {
+    private struct State {
+        /// The step being recorded or replayed, and the thread that runs it (its reduce).
+        var step: (index: Int, milliseconds: Int64, thread: pthread_t)?
+        var made: UInt64 = 0
+        /// The seed of the ids made during steps (a recording writes it in its header).
+        var seed: UInt64
+    }
+    private let state: LockedValue<State>
 
     /// Values with a random seed.
     ///
@@ -39,7 +41,7 @@ public final class SessionValues: @unchecked Sendable {
     /// let values = SessionValues()
     /// ```
     public init() {
-        _seed = UInt64.random(in: 1...UInt64.max)
+        state = LockedValue(State(seed: UInt64.random(in: 1...UInt64.max)))
     }
 
     /// The time of the step being recorded or replayed (on the thread that runs it), else
@@ -49,10 +51,12 @@ public final class SessionValues: @unchecked Sendable {
     /// let item = TodoItem(title: title, createdAt: values.now())
     /// ```
     @Sendable public func now() -> Date {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let step, Self.isCurrent(step.thread) else { return Date() }
-        return Date(timeIntervalSince1970: Double(step.milliseconds) / 1000)
+        let milliseconds = state.withLock { state -> Int64? in
+            guard let step = state.step, Self.isCurrent(step.thread) else { return nil }
+            return step.milliseconds
+        }
+        guard let milliseconds else { return Date() }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// An id derived from the seed, the step and how many ids the step made before, during
@@ -62,11 +66,12 @@ public final class SessionValues: @unchecked Sendable {
     /// let tagID = values.uuid()
     /// ```
     @Sendable public func uuid() -> UUID {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let step, Self.isCurrent(step.thread) else { return UUID() }
-        made += 1
-        var state = _seed ^ UInt64(truncatingIfNeeded: step.index) &* 0x9E37_79B9_7F4A_7C15 ^ made &* 0xBF58_476D_1CE4_E5B9
+        let mixed = state.withLock { state -> UInt64? in
+            guard let step = state.step, Self.isCurrent(step.thread) else { return nil }
+            state.made += 1
+            return state.seed ^ UInt64(truncatingIfNeeded: step.index) &* 0x9E37_79B9_7F4A_7C15 ^ state.made &* 0xBF58_476D_1CE4_E5B9
+        }
+        guard var state = mixed else { return UUID() }
         let high = Fingerprinting.splitMix(&state), low = Fingerprinting.splitMix(&state)
         var bytes = [UInt8](repeating: 0, count: 16)
         for index in 0..<8 {
@@ -81,18 +86,18 @@ public final class SessionValues: @unchecked Sendable {
 
     /// The seed of the ids made during steps.
     var seed: UInt64 {
-        get { lock.lock(); defer { lock.unlock() }; return _seed }
-        set { lock.lock(); defer { lock.unlock() }; _seed = newValue }
+        get { state.withLock { $0.seed } }
+        set { state.withLock { $0.seed = newValue } }
     }
 
     /// Starts step `index`, at `milliseconds` since 1970 (recording or replay), on the
     /// calling thread: the one that runs the step's reduce. Other threads keep real values.
     package func beginStep(_ index: Int, milliseconds: Int64) {
         let thread = pthread_self()
-        lock.lock()
-        defer { lock.unlock() }
-        step = (index, milliseconds, thread)
-        made = 0
+        state.withLock { state in
+            state.step = (index, milliseconds, thread)
+            state.made = 0
+        }
     }
 
     /// Whether the calling thread is `thread` (the step's).
@@ -102,9 +107,7 @@ public final class SessionValues: @unchecked Sendable {
 
     /// Ends the step: real time and random ids again.
     package func endStep() {
-        lock.lock()
-        defer { lock.unlock() }
-        step = nil
+        state.withLock { $0.step = nil }
     }
 
     /// Sets the seed (a replay takes the recording's).

@@ -17,15 +17,17 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     /// Whether the first header holds the parts' values at the start.
     private let snapshot: Bool
 
-    private let lock = NSLock()
-    private var pending: [SessionStep] = []
-    private var scheduled = false
-    /// The file is full and, with snapshots, waits for one to rotate (see ``append(_:)``).
-    private var snapshotWanted = false
-    private var _error: (any Error)?
+    private struct Queue {
+        var pending: [SessionStep] = []
+        var scheduled = false
+        /// The file is full and, with snapshots, waits for one to rotate (see ``append(_:)``).
+        var snapshotWanted = false
+        var error: (any Error)?
+    }
+    private let queue = LockedValue(Queue())
 
     /// Held while a batch is processed (the fields below belong to whoever holds it).
-    private let processing = NSLock()
+    private let processing = LockedValue(())
     private let digests: [any FingerprintDigest]
     private let hashing = Fingerprinting()
     private let encoder = JSONEncoder()
@@ -57,10 +59,10 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     }
 
     /// How many values the writer hashed (tests check the O(changed) cost with it).
-    var hashedValues: Int { processing.withLock { hashing.hashedValues } }
+    var hashedValues: Int { processing.withLock { _ in hashing.hashedValues } }
 
     /// The first error writing met (writing stops there), if any.
-    var error: (any Error)? { lock.withLock { _error } }
+    var error: (any Error)? { queue.withLock { $0.error } }
 
     /// Queues a step; a batch starts `delay` after the first step queued since the last one.
     ///
@@ -69,14 +71,14 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
     /// writer rotates there, with the snapshot in the new file's header.
     @discardableResult
     func append(_ entry: consuming SessionStep) -> Bool {
-        if entry.isSnapshot { lock.withLock { snapshotWanted = false } }
-        // Moved into the queue under the lock (a closure would capture, and copy, the step).
-        lock.lock()
-        pending.append(entry)
-        let start = !scheduled
-        scheduled = true
-        let wantsSnapshot = snapshotWanted
-        lock.unlock()
+        if entry.isSnapshot { queue.withLock { $0.snapshotWanted = false } }
+        // Moved into the queue, not copied: the closure takes it out of this optional.
+        var moved: SessionStep? = consume entry
+        let (start, wantsSnapshot) = queue.withLock { queue in
+            queue.pending.append(moved.take()!)
+            defer { queue.scheduled = true }
+            return (!queue.scheduled, queue.snapshotWanted)
+        }
         if start {
             let delay = delay
             Task.detached(priority: .utility) { [self] in
@@ -89,10 +91,10 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
 
     /// Writes every queued step now (on the calling thread) and returns when they are written.
     func flush() {
-        processing.withLock {
-            let batch = lock.withLock { () -> [SessionStep] in
-                defer { pending.removeAll(keepingCapacity: true) }
-                return pending
+        processing.withLock { _ in
+            let batch = queue.withLock { queue -> [SessionStep] in
+                defer { queue.pending.removeAll(keepingCapacity: true) }
+                return queue.pending
             }
             process(batch)
         }
@@ -100,15 +102,15 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
 
     /// The batch task: processes until the queue is empty, then lets the next step start one.
     private func drain() {
-        processing.withLock {
+        processing.withLock { _ in
             while true {
-                let batch = lock.withLock { () -> [SessionStep]? in
-                    if pending.isEmpty {
-                        scheduled = false
+                let batch = queue.withLock { queue -> [SessionStep]? in
+                    if queue.pending.isEmpty {
+                        queue.scheduled = false
                         return nil
                     }
-                    defer { pending.removeAll(keepingCapacity: true) }
-                    return pending
+                    defer { queue.pending.removeAll(keepingCapacity: true) }
+                    return queue.pending
                 }
                 guard let batch else { return }
                 process(batch)
@@ -137,7 +139,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
                         // steps queued meanwhile still go to this file).
                         if !askedForSnapshot {
                             askedForSnapshot = true
-                            lock.withLock { snapshotWanted = true }
+                            queue.withLock { $0.snapshotWanted = true }
                         }
                     } else {
                         try write(output)
@@ -149,7 +151,7 @@ final class SessionWriter<State, Action: Encodable & Sendable>: @unchecked Senda
             }
             try write(output)
         } catch {
-            lock.withLock { if _error == nil { _error = error } }
+            queue.withLock { if $0.error == nil { $0.error = error } }
         }
     }
 

@@ -11,10 +11,12 @@ import Foundation
 /// // view / coordinator:
 /// for await event in navigation.events { handle(event) }
 /// ```
-public final class EventChannel<Event: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var consumers: [UUID: AsyncStream<Event>.Continuation] = [:]
-    private var backlog: [Event] = []
+public final class EventChannel<Event: Sendable>: Sendable {
+    private struct State {
+        var consumers: [UUID: AsyncStream<Event>.Continuation] = [:]
+        var backlog: [Event] = []
+    }
+    private let state = LockedValue(State())
     /// How many events are kept while nobody listens (oldest dropped first).
     public let bufferSize: Int
 
@@ -29,13 +31,14 @@ public final class EventChannel<Event: Sendable>: @unchecked Sendable {
 
     /// Delivers `event` once to each current consumer, or keeps it for the next one.
     public func emit(_ event: Event) {
-        lock.lock()
-        let targets = Array(consumers.values)
-        if targets.isEmpty {
-            backlog.append(event)
-            if backlog.count > bufferSize { backlog.removeFirst(backlog.count - bufferSize) }
+        let targets = state.withLock { state in
+            let targets = Array(state.consumers.values)
+            if targets.isEmpty {
+                state.backlog.append(event)
+                if state.backlog.count > bufferSize { state.backlog.removeFirst(state.backlog.count - bufferSize) }
+            }
+            return targets
         }
-        lock.unlock()
         for continuation in targets { continuation.yield(event) }
     }
 
@@ -44,33 +47,30 @@ public final class EventChannel<Event: Sendable>: @unchecked Sendable {
     public var events: AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         let id = UUID()
-        lock.lock()
-        let pending = backlog
-        backlog.removeAll()
-        consumers[id] = continuation
-        lock.unlock()
+        let pending = state.withLock { state in
+            defer { state.backlog.removeAll() }
+            state.consumers[id] = continuation
+            return state.backlog
+        }
         for event in pending { continuation.yield(event) }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.lock()
-            self.consumers.removeValue(forKey: id)
-            self.lock.unlock()
+            _ = self.state.withLock { $0.consumers.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// Number of current consumers.
     public var consumerCount: Int {
-        lock.lock(); defer { lock.unlock() }
-        return consumers.count
+        state.withLock { $0.consumers.count }
     }
 
     /// Ends every consumer's stream.
     public func finish() {
-        lock.lock()
-        let targets = Array(consumers.values)
-        consumers.removeAll()
-        lock.unlock()
+        let targets = state.withLock { state in
+            defer { state.consumers.removeAll() }
+            return Array(state.consumers.values)
+        }
         for continuation in targets { continuation.finish() }
     }
 }

@@ -69,14 +69,13 @@ private enum MainQueue {
 }
 
 /// The value a binding last read on the main actor, for readers on other threads.
-private final class LastReadValue<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value   // guarded by `lock`
+private final class LastReadValue<Value: Sendable>: Sendable {
+    private let stored: LockedValue<Value>
 
-    init(_ value: Value) { stored = value }
+    init(_ value: Value) { stored = LockedValue(value) }
 
     var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 
 /// Sees every action the store reduces, with the state right after the reducer and the
 /// app's middleware hooks (through ``RecordingMiddleware``, the store's last hook).
@@ -15,7 +16,8 @@ final class ActionRecorder<State, Action>: @unchecked Sendable {
         let state: State
     }
 
-    private let lock = NSLock()
+    /// Guards the fields below.
+    private let lock = LockedValue(())
     private var _expectingSend = false
     private var _sent: Step?
     private var _received: [Step] = []
@@ -96,10 +98,8 @@ final class ActionRecorder<State, Action>: @unchecked Sendable {
         }
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    private func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try lock.withLock { (_: inout Void) throws(E) -> T in try body() }
     }
 }
 

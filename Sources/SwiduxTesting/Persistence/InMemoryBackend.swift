@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 
 /// An in-memory table for one entity type, for tests: a `StateWriter` target that keeps
 /// its rows by id, in order, and records every batch a flush wrote, so that a test can
@@ -41,7 +42,8 @@ where Entity.ID: Sendable {
     /// One successful write: what a flush handed to the writer.
     public typealias Batch = WriteBatch<Entity>
 
-    private let lock = NSLock()
+    /// Guards the fields below.
+    private let lock = LockedValue(())
     private var ids: [Entity.ID] = []
     private var storage: [Entity.ID: Entity] = [:]
     private var recorded: [Batch] = []
@@ -208,10 +210,8 @@ where Entity.ID: Sendable {
         if storage.updateValue(entity, forKey: entity.id) == nil { ids.append(entity.id) }
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    private func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try lock.withLock { (_: inout Void) throws(E) -> T in try body() }
     }
 }
 

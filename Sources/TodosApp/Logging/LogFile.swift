@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Swidux
 
 /// Where `todos` writes the library's log while its full-screen UI runs: never to the
 /// terminal, which the UI owns (a full-screen app prints nothing under its UI: a line
@@ -44,9 +45,8 @@ enum LogFile {
 
 /// An open, append-only log file shared by every handler of the process; each line is
 /// written whole, under a lock.
-final class FileLogSink: @unchecked Sendable {
-    private let handle: FileHandle
-    private let lock = NSLock()
+final class FileLogSink: Sendable {
+    private let handle: LockedValue<FileHandle>
 
     init(path: String) throws {
         let url = URL(fileURLWithPath: path)
@@ -56,14 +56,13 @@ final class FileLogSink: @unchecked Sendable {
                 throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
             }
         }
-        handle = try FileHandle(forWritingTo: url)
+        let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
+        self.handle = LockedValue(handle)
     }
 
     func write(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        try? handle.write(contentsOf: Data(line.utf8))
+        handle.withLock { handle in _ = try? handle.write(contentsOf: Data(line.utf8)) }
     }
 }
 

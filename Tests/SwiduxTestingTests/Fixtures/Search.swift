@@ -43,13 +43,11 @@ struct SearchReducer: SwiduxReducer {
 
 /// Records the queries it was asked, answers `"<query>!"`.
 final class SearchSpy: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var _queries: [String] = []
 
     var queries: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return _queries
+        lock.withLock { _ in _queries }
     }
 
     func search(_ query: String) async throws -> [String] {
@@ -58,8 +56,6 @@ final class SearchSpy: @unchecked Sendable {
     }
 
     private func record(_ query: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        _queries.append(query)
+        lock.withLock { _ in _queries.append(query) }
     }
 }

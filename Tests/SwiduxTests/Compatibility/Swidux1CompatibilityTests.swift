@@ -18,20 +18,20 @@ private struct CardsState: Sendable {
 
 /// What a 1.0-style writer closure received, flush by flush.
 private final class Persisted: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var flushes: [(writes: [String], deletions: Set<UUID>)] = []
     private var failuresLeft = 0
 
-    func failNext(_ count: Int) { lock.withLock { failuresLeft = count } }
+    func failNext(_ count: Int) { lock.withLock { _ in failuresLeft = count } }
 
     func record(_ writes: [Card], _ deletions: Set<UUID>) throws {
-        try lock.withLock {
+        try lock.withLock { _ in
             if failuresLeft > 0 { failuresLeft -= 1; throw Failure() }
             flushes.append((writes.map(\.title), deletions))
         }
     }
 
-    var all: [(writes: [String], deletions: Set<UUID>)] { lock.withLock { flushes } }
+    var all: [(writes: [String], deletions: Set<UUID>)] { lock.withLock { _ in flushes } }
 
     struct Failure: Error {}
 }

@@ -249,8 +249,8 @@ struct DerivedTests {
 
 /// A thread-safe tally for compute functions (which must be `@Sendable`).
 final class ComputeTally: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var count = 0
-    func add() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func add() { lock.withLock { _ in count += 1 } }
+    var value: Int { lock.withLock { _ in count } }
 }

@@ -15,13 +15,13 @@ struct CancelledFinishTests {
 
     /// A flag and a counter shared with other threads.
     final class Shared: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = LockedValue(())
         private var flag = false
         private var count = 0
-        var isSet: Bool { lock.withLock { flag } }
-        func set() { lock.withLock { flag = true } }
-        var started: Int { lock.withLock { count } }
-        func start() { lock.withLock { count += 1 } }
+        var isSet: Bool { lock.withLock { _ in flag } }
+        func set() { lock.withLock { _ in flag = true } }
+        var started: Int { lock.withLock { _ in count } }
+        func start() { lock.withLock { _ in count += 1 } }
     }
 
     /// Blocks the calling thread until `flag` is set, and 20 ms more (the effect's hop to the

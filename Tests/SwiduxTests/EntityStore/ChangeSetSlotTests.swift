@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Swidux
 
@@ -9,7 +8,7 @@ import Testing
 struct ChangeSetSlotTests {
     /// An id that counts how many times it is hashed (per test: each test uses its own tag).
     struct CountedID: Hashable, Sendable, CustomStringConvertible {
-        static let hashes = Mutex<[Int: Int]>([:])
+        static let hashes = LockedValue<[Int: Int]>([:])
         let tag: Int
         let value: Int
         func hash(into hasher: inout Hasher) {

@@ -32,18 +32,18 @@ struct MintReducer: SwiduxReducer {
 
 /// Ids and times another thread took, for the test to look at.
 final class OtherThread: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var _ids: [UUID] = []
     private var _times: [Date] = []
-    var ids: [UUID] { lock.withLock { _ids } }
-    var times: [Date] { lock.withLock { _times } }
+    var ids: [UUID] { lock.withLock { _ in _ids } }
+    var times: [Date] { lock.withLock { _ in _times } }
 
     /// Takes an id and the time from `values` on another thread, and waits until it has.
     func take(from values: SessionValues) {
         let done = DispatchSemaphore(value: 0)
         Thread {
             let id = values.uuid(), time = values.now()
-            self.lock.withLock { self._ids.append(id); self._times.append(time) }
+            self.lock.withLock { _ in self._ids.append(id); self._times.append(time) }
             done.signal()
         }.start()
         done.wait()

@@ -118,9 +118,8 @@ struct StoreTests {
 }
 
 final class LogSink: LogHandler, @unchecked Sendable {
-    private let lock = NSLockBox()
-    private var stored: [String] = []
-    var messages: [String] { lock.sync { stored } }
+    private let stored = LockedValue<[String]>([])
+    var messages: [String] { stored.withLock { $0 } }
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -128,12 +127,7 @@ final class LogSink: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
     func log(event: LogEvent) {
-        lock.sync { stored.append("\(event.message)") }
+        stored.withLock { $0.append("\(event.message)") }
     }
 }
 
-import Foundation
-final class NSLockBox: @unchecked Sendable {
-    private let lock = NSLock()
-    func sync<T>(_ body: () -> T) -> T { lock.lock(); defer { lock.unlock() }; return body() }
-}

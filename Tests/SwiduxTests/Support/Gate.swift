@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 
 /// A one-shot latch: tasks `wait()` until someone calls `open()`.
 actor Gate {
@@ -19,10 +20,10 @@ actor Gate {
 
 /// A thread-safe box for recording things from effects.
 final class Recorder<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var storage: [Value] = []
-    func append(_ value: Value) { lock.lock(); storage.append(value); lock.unlock() }
-    var values: [Value] { lock.lock(); defer { lock.unlock() }; return storage }
+    func append(_ value: Value) { lock.withLock { _ in storage.append(value) } }
+    var values: [Value] { lock.withLock { _ in storage } }
 }
 
 /// Waits (yielding, then in 1 ms steps, at most `seconds`) for asynchronous work to reach a

@@ -4,7 +4,7 @@ import Foundation
 /// An in-memory table for tests: rows by id in stored order, every batch recorded,
 /// optional injected failures and an optional gate that holds writes.
 final class MemoryTable<Entity: Identifiable & Equatable & Sendable>: @unchecked Sendable where Entity.ID: Sendable {
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var rows: [Entity.ID: Entity] = [:]
     private var order: [Entity.ID] = []
     private var recorded: [WriteBatch<Entity>] = []
@@ -20,16 +20,15 @@ final class MemoryTable<Entity: Identifiable & Equatable & Sendable>: @unchecked
         self.log = log
     }
 
-    func failNext(_ count: Int) { lock.lock(); failuresLeft = count; lock.unlock() }
+    func failNext(_ count: Int) { lock.withLock { _ in failuresLeft = count } }
 
-    var batches: [WriteBatch<Entity>] { lock.lock(); defer { lock.unlock() }; return recorded }
-    var maxConcurrentWrites: Int { lock.lock(); defer { lock.unlock() }; return maxActive }
+    var batches: [WriteBatch<Entity>] { lock.withLock { _ in recorded } }
+    var maxConcurrentWrites: Int { lock.withLock { _ in maxActive } }
     /// The stored entities in stored order (what a hydration would load).
-    var stored: [Entity] { lock.lock(); defer { lock.unlock() }; return order.compactMap { rows[$0] } }
+    var stored: [Entity] { lock.withLock { _ in order.compactMap { rows[$0] } } }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
-        return try body()
+    private func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try lock.withLock { (_: inout Void) throws(E) -> T in try body() }
     }
 
     func write(_ batch: WriteBatch<Entity>) async throws {

@@ -23,7 +23,7 @@ where Entity.ID: Sendable & Comparable {
         init(rows: [Entity.ID: (entity: Entity, position: Int)]) { self.rows = rows }
     }
 
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var rows: [Entity.ID: (entity: Entity, position: Int)] = [:]
     private var recorded: [WriteBatch<Entity>] = []
     private var failuresLeft = 0
@@ -36,9 +36,8 @@ where Entity.ID: Sendable & Comparable {
         for (offset, entity) in initial.enumerated() { rows[entity.id] = (entity, offset) }
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
-        return try body()
+    private func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try lock.withLock { (_: inout Void) throws(E) -> T in try body() }
     }
 
     /// The stored entities ordered by position (then id), as a hydration would load them.

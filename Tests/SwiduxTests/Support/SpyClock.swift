@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import Swidux
 
 /// Wraps a test clock and counts the sleeps that reached it, so a test advances time only
 /// after the sleeper it means to wake has registered (no race with task start-up).
@@ -8,7 +9,7 @@ final class SpyClock: Clock, @unchecked Sendable {
     typealias Instant = TestClock<Duration>.Instant
 
     let base: TestClock<Duration>
-    private let lock = NSLock()
+    private let lock = LockedValue(())
     private var sleeps = 0
 
     init(_ base: TestClock<Duration> = TestClock()) { self.base = base }
@@ -17,9 +18,9 @@ final class SpyClock: Clock, @unchecked Sendable {
     var minimumResolution: Duration { base.minimumResolution }
 
     /// Sleeps that started so far.
-    var sleepCount: Int { lock.lock(); defer { lock.unlock() }; return sleeps }
+    var sleepCount: Int { lock.withLock { _ in sleeps } }
 
-    private func recordSleep() { lock.lock(); sleeps += 1; lock.unlock() }
+    private func recordSleep() { lock.withLock { _ in sleeps += 1 } }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         recordSleep()

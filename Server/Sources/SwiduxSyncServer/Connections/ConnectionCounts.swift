@@ -1,17 +1,16 @@
-import Foundation
+import Synchronization
 
 /// Open connections per client address, up to a limit.
-final class ConnectionCounts: @unchecked Sendable {
+final class ConnectionCounts: Sendable {
     /// The most connections one address may have open.
     let limit: Int
-    private let lock = NSLock()
-    private var open: [String: Int] = [:]
+    private let counts = Mutex<[String: Int]>([:])
 
     init(limit: Int) { self.limit = limit }
 
     /// Counts a new connection from `address`; false (not counted) when it has `limit` already.
     func open(_ address: String) -> Bool {
-        lock.withLock {
+        counts.withLock { open in
             let count = open[address, default: 0]
             guard count < limit else { return false }
             open[address] = count + 1
@@ -21,7 +20,7 @@ final class ConnectionCounts: @unchecked Sendable {
 
     /// A connection from `address` closed.
     func close(_ address: String) {
-        lock.withLock {
+        counts.withLock { open in
             let count = (open[address] ?? 1) - 1
             open[address] = count > 0 ? count : nil
         }

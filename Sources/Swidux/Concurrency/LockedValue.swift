@@ -1,0 +1,62 @@
+#if os(Linux)
+import Synchronization
+#else
+import Foundation
+#endif
+
+/// A value behind a lock: the one lock of the package's modules and tests.
+///
+/// Synchronization's `Mutex` needs macOS 15 / iOS 18, above the package's floor, so on Apple
+/// platforms the value sits behind an `NSLock`; Linux has no such floor and uses `Mutex`
+/// (a futex word stored inline, no separate lock object). Both cost one uncontended atomic
+/// pair per `withLock`, and `withLock` is inlinable so that callers in other modules
+/// specialize it instead of going through generic metadata.
+///
+/// ```swift
+/// let hits = LockedValue(0)
+/// hits.withLock { $0 += 1 }
+/// let seen = hits.withLock { $0 }
+/// ```
+///
+/// Invariant: `body` runs with the lock held and is not reentrant (calling `withLock` of the
+/// same value inside `body` deadlocks), so keep it short: no await, no call out of the type.
+@usableFromInline
+package final class LockedValue<Value>: @unchecked Sendable {
+    #if os(Linux)
+    /// `Mutex` hands its value out as `sending`, which a non-`Sendable` generic value cannot
+    /// be; the value never leaves the lock except through `body`, as in the `NSLock` variant,
+    /// so this wrapper only restates the class's own `@unchecked Sendable`.
+    @usableFromInline
+    struct Unchecked<Wrapped>: @unchecked Sendable {
+        @usableFromInline var wrapped: Wrapped
+        @inlinable init(_ wrapped: consuming Wrapped) { self.wrapped = wrapped }
+    }
+
+    @usableFromInline let mutex: Mutex<Unchecked<Value>>
+
+    @usableFromInline
+    package init(_ value: consuming Value) { mutex = Mutex(Unchecked(value)) }
+
+    /// Runs `body` with the value, the lock held.
+    @inlinable
+    package func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        try mutex.withLock { (box: inout sending Unchecked<Value>) throws(E) -> sending Unchecked<T> in
+            Unchecked(try body(&box.wrapped))
+        }.wrapped
+    }
+    #else
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
+
+    @usableFromInline
+    package init(_ value: consuming Value) { self.value = value }
+
+    /// Runs `body` with the value, the lock held.
+    @inlinable
+    package func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+    #endif
+}
