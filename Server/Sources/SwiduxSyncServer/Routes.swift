@@ -18,6 +18,9 @@ struct Routes: Sendable {
     let logger: Logger
     /// The byte bound of a pull page (``SyncServerLimits/pullPageBytes``).
     let pullPageBytes: Int
+    /// The JWTs the server accepts (``JWTConfiguration``); nil: opaque tokens only.
+    let users: JWTUsers?
+    let userSpaces = UserSpaces()
     /// Pushes to one space wait for each other here, holding no database connection.
     let spaceLocks = SpaceLocks()
     /// The long polls a push wakes read the same page and check their token at once: one
@@ -114,7 +117,9 @@ struct Routes: Sendable {
             seen = await notifier.generation(of: space)
             let logger = self.logger, database = self.database
             let current = try await tokenChecks.value(for: TokenKey(token: token, generation: seen)) {
-                try await database.withConnection { try await Tokens.space(of: token, connection: $0, logger: logger) }
+                // A JWT that expired while the poll waited ends it with its reason.
+                if JWTUsers.isJWT(token) { return try await self.space(ofJWT: token) }
+                return try await database.withConnection { try await Tokens.space(of: token, connection: $0, logger: logger) }
             }
             guard current == space else {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
@@ -175,11 +180,21 @@ struct Routes: Sendable {
     }
 
     private func authenticate(_ token: String, revoked: String = "unknown or revoked token") async throws -> Int64 {
+        if JWTUsers.isJWT(token) { return try await self.space(ofJWT: token) }
         let logger = self.logger
         guard let space = try await database.withConnection({ try await Tokens.space(of: token, connection: $0, logger: logger) }) else {
             throw RequestFailure.unauthorized(revoked)
         }
         return space
+    }
+
+    /// The personal space of a JWT's user; 401 naming the cause for a token the server does not accept.
+    private func space(ofJWT token: String) async throws -> Int64 {
+        guard let users else {
+            throw RequestFailure.unauthorized("the token is a JWT, but this server accepts none (start it with --jwt-keys)")
+        }
+        let subject = try await users.subject(of: token)
+        return try await userSpaces.space(of: subject, database: database, logger: logger)
     }
 
     /// The request's bearer token; 401 without one.

@@ -28,6 +28,9 @@ public struct SyncServer: Sendable {
     /// The certificate and key to serve https with; nil: plain http (behind a TLS proxy, or
     /// on a trusted network).
     public var tls: TLSConfiguration?
+    /// The JSON Web Tokens accepted as users (each with a personal space), besides the
+    /// opaque tokens of `token create`; nil: opaque tokens only.
+    public var jwt: JWTConfiguration?
 
     /// A server (not yet running).
     ///
@@ -38,9 +41,12 @@ public struct SyncServer: Sendable {
     ///     certificateChain: try NIOSSLCertificate.fromPEMFile("chain.pem").map { .certificate($0) },
     ///     privateKey: .privateKey(try NIOSSLPrivateKey(file: "key.pem", format: .pem)))
     /// SyncServer(postgres: url, port: 8443, tls: tls)
+    /// // users signed in with the app's identity provider:
+    /// SyncServer(postgres: url, port: 8080, jwt: try JWTConfiguration(jwks: keySet, audience: "todos"))
     /// ```
     public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, limits: SyncServerLimits = SyncServerLimits(),
-                tls: TLSConfiguration? = nil, logger: Logger = Logger(label: "swidux-sync-server")) {
+                tls: TLSConfiguration? = nil, jwt: JWTConfiguration? = nil, logger: Logger = Logger(label: "swidux-sync-server")) {
+        self.jwt = jwt
         self.postgres = postgres
         self.host = host
         self.port = port
@@ -103,7 +109,10 @@ public struct SyncServer: Sendable {
             listen.options.connectTimeout = .seconds(2)
             group.addTask { await notifier.run(configuration: listen, database: database, logger: logger) }
             let router = Router()
-            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes)
+            var users: JWTUsers?
+            if let jwt { users = try await JWTUsers(configuration: jwt) }
+            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes,
+                   users: users)
                 .add(to: router)
             let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
             let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
