@@ -209,11 +209,11 @@ public actor SyncClient {
 
     /// After a 401: says so once, then waits until ``retryNow()`` (or ``stop()``).
     private func stopForRefusedToken(_ error: any Error) async -> Bool {
-        guard case .unauthorized? = error as? SyncError else { return false }
+        guard let refusal = error as? SyncError, case .unauthorized = refusal else { return false }
         if !tokenRefused {
             tokenRefused = true
-            logger.error("Swidux sync: the server refused the token; sync stopped until retried")
-            continuation.yield(.stopped(.unauthorized))
+            logger.error("Swidux sync: \(refusal); sync stopped until retried")
+            continuation.yield(.stopped(refusal))
         }
         // Rechecked now and then too: a wake-up that came just before this wait began is not lost.
         while tokenRefused, !Task.isCancelled { await network.waitForReturn(orFor: .seconds(5)) }
