@@ -38,6 +38,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Users from the app's identity provider: JSON Web Tokens checked against a JWKS.
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // What the server counts, served as Prometheus text (`serve --metrics-port`).
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The server: schema, tokens, push, pull, long poll, HTTP routes. A library so that
@@ -59,6 +62,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The command line: `serve`, `token create`, `token revoke`.
