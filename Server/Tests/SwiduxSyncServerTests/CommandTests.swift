@@ -153,7 +153,8 @@ struct CommandTests {
             for try await version in try await client.query("SELECT version FROM sync_schema", logger: logger).decode(Int.self) {
                 versions.append(version)
             }
-            #expect(versions == [5])   // issue 29 (sync_mutations, sync_identity), issue 31 (no sync_rows foreign key; version default), issue 43 (merge by column)
+            // The first schema, then: mutations and identity; no sync_rows foreign key and a version default; merges by column; JWT users.
+            #expect(versions == [6])
             var foreignKeys = -1
             for try await count in try await client.query(
                 "SELECT count(*)::int FROM pg_constraint WHERE conrelid = 'sync_rows'::regclass AND contype = 'f'", logger: logger
