@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// The Swidux sync server (issue 14, SPEC §1.13): a separate package, so that apps using
+// The Swidux sync server: a separate package, so that apps using
 // Swidux never resolve the server's dependencies (SwiftNIO, Hummingbird, postgres-nio).
 // Build and test it from the repository root:
 //
@@ -37,6 +37,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Users from the app's identity provider: JSON Web Tokens checked against a JWKS.
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // What the server counts, served as Prometheus text (`serve --metrics-port`).
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The server: schema, tokens, push, pull, long poll, HTTP routes. A library so that
@@ -57,6 +62,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The command line: `serve`, `token create`, `token revoke`.
@@ -108,6 +116,10 @@ let package = Package(
                 .product(name: "SwiduxTesting", package: "Swidux"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // The JWT tests sign their tokens with swift-crypto itself, not with the
+                // library the server checks them with.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // SwiduxSync clients through the real server and PostgreSQL: convergence, a duplicated

@@ -273,8 +273,10 @@ public actor SyncClient {
             await network.waitForReturn(orFor: delay, unlessWokenSince: woken)
         case .waitForRetryNow(let announce):
             if announce {
-                logger.error("Swidux sync: the server refused the token; sync stopped until retried")
-                continuation.yield(.stopped(.unauthorized))
+                // The server's reason tells an expired sign-in from a revoked token.
+                let refusal = error as? SyncError ?? .unauthorized("")
+                logger.error("Swidux sync: \(refusal); sync stopped until retried")
+                continuation.yield(.stopped(refusal))
             }
             // Rechecked now and then too: a wake-up that came just before this wait began is not lost.
             while machine.keepsWaitingForToken(cancelled: Task.isCancelled) { await network.waitForReturn(orFor: .seconds(5)) }

@@ -14,8 +14,9 @@ import FoundationNetworking
 /// }
 /// ```
 public enum SyncError: Error, CustomStringConvertible {
-    /// The server answered 401: the token is missing, wrong or revoked.
-    case unauthorized
+    /// The server answered 401: the token is missing, wrong, revoked or expired; with the
+    /// server's reason (empty when it gave none).
+    case unauthorized(String)
     /// No HTTP answer: connection refused, timeout, name resolution, …
     case unreachable(URL, underlying: any Error)
     /// The server answered an error status other than 401, with its message.
@@ -26,11 +27,13 @@ public enum SyncError: Error, CustomStringConvertible {
     /// One sentence naming the cause.
     ///
     /// ```swift
-    /// SyncError.unauthorized.description   // "the sync server refused the token"
+    /// SyncError.unauthorized("unknown or revoked token").description
+    /// // "the sync server refused the token: unknown or revoked token"
     /// ```
     public var description: String {
         switch self {
-        case .unauthorized: "the sync server refused the token"
+        case .unauthorized(let reason) where reason.isEmpty: "the sync server refused the token"
+        case .unauthorized(let reason): "the sync server refused the token: \(reason)"
         case .unreachable(let url, let underlying): "cannot reach the sync server at \(url.absoluteString): \(Self.reason(underlying))"
         case .rejected(let status, let message) where message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty:
             // No message: most often not a sync server at all, or a path added to its URL.

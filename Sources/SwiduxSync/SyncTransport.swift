@@ -45,7 +45,9 @@ struct SyncTransport: Sendable {
         case 200..<300:
             return data
         case 401:
-            throw SyncError.unauthorized
+            // The server's reason tells an expired sign-in from a revoked token.
+            let reason = (try? JSONDecoder().decode(SyncErrorBody.self, from: data))?.error ?? ""
+            throw SyncError.unauthorized(String(reason.prefix(500)))
         default:
             let body = try? JSONDecoder().decode(SyncErrorBody.self, from: data)
             let message = body?.error ?? String(decoding: data.prefix(500), as: UTF8.self)

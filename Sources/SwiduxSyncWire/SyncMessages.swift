@@ -285,6 +285,9 @@ public struct SyncErrorBody: Hashable, Sendable, Codable {
     public var error: String
     /// A machine-readable cause, for the refusals a client acts on (409). `nil` otherwise.
     public var code: Code?
+    /// The id of the request in the server's log (every line of the request names it as
+    /// `hb.request.id`), for a report to the server's operator. `nil` from older servers.
+    public var requestID: String?
 
     /// The causes a client acts on.
     ///
@@ -307,8 +310,9 @@ public struct SyncErrorBody: Hashable, Sendable, Codable {
     /// ```swift
     /// SyncErrorBody(error: "missing bearer token")
     /// ```
-    public init(error: String, code: Code? = nil) {
+    public init(error: String, code: Code? = nil, requestID: String? = nil) {
         self.error = error
         self.code = code
+        self.requestID = requestID
     }
 }

@@ -25,9 +25,9 @@ import Testing
     @Test func refusedTokenIsSaidOnceAndMarkedUntilSyncWorks() {
         var mark = SyncMark()
         mark.state = .synced
-        #expect(mark.apply(.init(event: .stopped(.unauthorized), waiting: 0))?.contains("refused the token") == true)
+        #expect(mark.apply(.init(event: .stopped(.unauthorized("unknown or revoked token")), waiting: 0))?.contains("refused the token") == true)
         #expect(mark.text == "token refused — sync stopped · s: retry")
-        #expect(mark.apply(.init(event: .stopped(.unauthorized), waiting: 0)) == nil)
+        #expect(mark.apply(.init(event: .stopped(.unauthorized("unknown or revoked token")), waiting: 0)) == nil)
         #expect(mark.apply(.init(event: .synced(SyncReport()), waiting: 0)) == "sync: connected again")
         #expect(mark.text == "synced")
     }

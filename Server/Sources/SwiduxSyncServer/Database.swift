@@ -31,8 +31,11 @@ final class Database: Sendable {
     private let configuration: PostgresClient.Configuration
     private let leaseTimeout: Duration
     private let logger: Logger
+    /// Where connection waits and lease time-outs are counted; nil: nowhere.
+    private let metrics: SyncServerMetrics?
 
-    init(configuration: PostgresClient.Configuration, leaseTimeout: Duration, logger: Logger) {
+    init(configuration: PostgresClient.Configuration, leaseTimeout: Duration, metrics: SyncServerMetrics? = nil, logger: Logger) {
+        self.metrics = metrics
         self.configuration = configuration
         self.leaseTimeout = leaseTimeout
         self.logger = logger
@@ -97,18 +100,23 @@ final class Database: Sendable {
         let (client, available) = state.withLock { ($0.client, $0.available) }
         guard available else { throw RequestFailure.unavailable }
         let leased = LeaseFlag()
-        let timeout = leaseTimeout
+        let (timeout, metrics) = (leaseTimeout, self.metrics)
+        let asked = ContinuousClock.now
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     try await client.withConnection { connection in
                         leased.set()
+                        metrics?.poolWait.record(duration: ContinuousClock.now - asked)
                         return try await body(connection)
                     }
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    if !leased.isSet { throw RequestFailure.unavailable }
+                    if !leased.isSet {
+                        metrics?.poolTimeouts.increment()
+                        throw RequestFailure.unavailable
+                    }
                     return nil
                 }
                 while let result = try await group.next() {

@@ -15,9 +15,15 @@ struct Routes: Sendable {
     /// The database's identity (``Schema/identity(_:logger:)``), the first half of every scope.
     let identity: String
     let notifier: Notifier
-    let logger: Logger
+    /// The server's logger; each request's copy of the routes carries the request's own,
+    /// whose lines name the request id (`hb.request.id`).
+    var logger: Logger
     /// The byte bound of a pull page (``SyncServerLimits/pullPageBytes``).
     let pullPageBytes: Int
+    /// The JWTs the server accepts (``JWTConfiguration``); nil: opaque tokens only.
+    let users: JWTUsers?
+    let metrics: SyncServerMetrics
+    let userSpaces = UserSpaces()
     /// Pushes to one space wait for each other here, holding no database connection.
     let spaceLocks = SpaceLocks()
     /// The long polls a push wakes read the same page and check their token at once: one
@@ -36,10 +42,26 @@ struct Routes: Sendable {
     struct TokenKey: Hashable, Sendable { var token: String; var generation: UInt64 }
 
     func add(to router: Router<BasicRequestContext>) {
-        router.post(RouterPath(SyncProtocol.pushPath)) { request, _ in try await respond { try await push(request) } }
-        router.get(RouterPath(SyncProtocol.pullPath)) { request, _ in try await respond { try await pull(request) } }
-        router.put(RouterPath(SyncProtocol.tablesPath)) { request, _ in try await respond { try await tables(request) } }
-        router.get(RouterPath(SyncProtocol.conflictsPath)) { request, _ in try await respond { try await conflicts(request) } }
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.post(RouterPath(SyncProtocol.pushPath)) { request, context in
+            try await serving(context).respond(context) { try await $0.push(request) }
+        }
+        router.get(RouterPath(SyncProtocol.pullPath)) { request, context in
+            try await serving(context).respond(context) { try await $0.pull(request) }
+        }
+        router.put(RouterPath(SyncProtocol.tablesPath)) { request, context in
+            try await serving(context).respond(context) { try await $0.tables(request) }
+        }
+        router.get(RouterPath(SyncProtocol.conflictsPath)) { request, context in
+            try await serving(context).respond(context) { try await $0.conflicts(request) }
+        }
+    }
+
+    /// The routes as one request sees them: logging with the request's logger.
+    private func serving(_ context: BasicRequestContext) -> Routes {
+        var routes = self
+        routes.logger = context.logger
+        return routes
     }
 
     /// `GET /v1/conflicts?client=<id>&after=<n>&limit=<n>`: the conflicts of the token's space
@@ -74,6 +96,10 @@ struct Routes: Sendable {
         let answer = try await spaceLocks.withLock(space) {
             try await Push.apply(body, space: space, database: database, logger: logger)
         }
+        let applied = answer.results.reduce(0) { $0 + ($1.applied ? 1 : 0) }
+        metrics.rowsApplied.increment(by: applied)
+        metrics.rowsRefused.increment(by: answer.results.count - applied)
+        if answer.conflicts > 0 { metrics.conflicts.increment(by: Int(answer.conflicts)) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: answer.body(scope: own)))
     }
 
@@ -99,6 +125,8 @@ struct Routes: Sendable {
             throw RequestFailure.badRequest("invalid table name \"\(invalid)\" in the query parameter tables")
         }
         let deadline = ContinuousClock.now + .seconds(wait)
+        if wait > 0 { metrics.openPolls.increment() }
+        defer { if wait > 0 { metrics.openPolls.decrement() } }
         var seen = await notifier.generation(of: space)
         // A plain pull reads the rows now (it may follow the client's own push, whose
         // notification may not have arrived yet); a long poll may take a recent read of this
@@ -114,7 +142,9 @@ struct Routes: Sendable {
             seen = await notifier.generation(of: space)
             let logger = self.logger, database = self.database
             let current = try await tokenChecks.value(for: TokenKey(token: token, generation: seen)) {
-                try await database.withConnection { try await Tokens.space(of: token, connection: $0, logger: logger) }
+                // A JWT that expired while the poll waited ends it with its reason.
+                if JWTUsers.isJWT(token) { return try await self.space(ofJWT: token) }
+                return try await database.withConnection { try await Tokens.space(of: token, connection: $0, logger: logger) }
             }
             guard current == space else {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
@@ -175,11 +205,21 @@ struct Routes: Sendable {
     }
 
     private func authenticate(_ token: String, revoked: String = "unknown or revoked token") async throws -> Int64 {
+        if JWTUsers.isJWT(token) { return try await self.space(ofJWT: token) }
         let logger = self.logger
         guard let space = try await database.withConnection({ try await Tokens.space(of: token, connection: $0, logger: logger) }) else {
             throw RequestFailure.unauthorized(revoked)
         }
         return space
+    }
+
+    /// The personal space of a JWT's user; 401 naming the cause for a token the server does not accept.
+    private func space(ofJWT token: String) async throws -> Int64 {
+        guard let users else {
+            throw RequestFailure.unauthorized("the token is a JWT, but this server accepts none (start it with --jwt-keys)")
+        }
+        let subject = try await users.subject(of: token)
+        return try await userSpaces.space(of: subject, database: database, logger: logger)
     }
 
     /// The request's bearer token; 401 without one.
@@ -241,19 +281,20 @@ struct Routes: Sendable {
     /// prefixed or wrong chunk size, a missing CRLF…: NIO's parser fails while the body is
     /// read) is rethrown, for Hummingbird to answer 400 and close the connection, whose
     /// bytes can no longer be read as requests.
-    private func respond(_ handler: () async throws -> Response) async throws -> Response {
+    private func respond(_ context: BasicRequestContext, _ handler: (Routes) async throws -> Response) async throws -> Response {
         do {
-            return try await handler()
+            return try await handler(self)
         } catch let error as HTTPParserError {
             throw error
         } catch let failure as RequestFailure {
-            var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code), status: failure.status))
+            var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code, requestID: context.id),
+                                      status: failure.status))
                 ?? Response(status: failure.status)
             if failure.status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
             return response
         } catch {
             logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
-            return (try? json(SyncErrorBody(error: "internal server error"), status: .internalServerError))
+            return (try? json(SyncErrorBody(error: "internal server error", requestID: context.id), status: .internalServerError))
                 ?? Response(status: .internalServerError)
         }
     }

@@ -135,6 +135,15 @@ public enum Schema {
             "CREATE INDEX sync_conflicts_replaced ON sync_conflicts (space, replaced_client, id)",
             "CREATE INDEX sync_conflicts_space ON sync_conflicts (space, id)",
         ],
+        [
+            // The users of JWTs (their `sub`) and their personal spaces.
+            """
+            CREATE TABLE sync_users (
+                subject text PRIMARY KEY,
+                space bigint NOT NULL UNIQUE REFERENCES sync_spaces(id),
+                created timestamptz NOT NULL DEFAULT now())
+            """,
+        ],
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting servers.

@@ -28,6 +28,19 @@ public struct SyncServer: Sendable {
     /// The certificate and key to serve https with; nil: plain http (behind a TLS proxy, or
     /// on a trusted network).
     public var tls: TLSConfiguration?
+    /// The JSON Web Tokens accepted as users (each with a personal space), besides the
+    /// opaque tokens of `token create`; nil: opaque tokens only.
+    public var jwt: JWTConfiguration?
+    /// What the server counts (``SyncServerMetrics``).
+    public var metrics = SyncServerMetrics()
+    /// The port of the metrics listener (`GET /metrics`, Prometheus text); nil: none. 0 picks
+    /// a free one (reported to ``onMetricsListening``).
+    public var metricsPort: Int?
+    /// The address of the metrics listener: the loopback by default, since metrics are for the
+    /// operator, not for clients.
+    public var metricsHost = "127.0.0.1"
+    /// Told the metrics listener's port once it accepts requests.
+    public var onMetricsListening: @Sendable (Int) async -> Void = { _ in }
 
     /// A server (not yet running).
     ///
@@ -38,9 +51,12 @@ public struct SyncServer: Sendable {
     ///     certificateChain: try NIOSSLCertificate.fromPEMFile("chain.pem").map { .certificate($0) },
     ///     privateKey: .privateKey(try NIOSSLPrivateKey(file: "key.pem", format: .pem)))
     /// SyncServer(postgres: url, port: 8443, tls: tls)
+    /// // users signed in with the app's identity provider:
+    /// SyncServer(postgres: url, port: 8080, jwt: try JWTConfiguration(jwks: keySet, audience: "todos"))
     /// ```
     public init(postgres: PostgresURL, host: String = "127.0.0.1", port: Int, limits: SyncServerLimits = SyncServerLimits(),
-                tls: TLSConfiguration? = nil, logger: Logger = Logger(label: "swidux-sync-server")) {
+                tls: TLSConfiguration? = nil, jwt: JWTConfiguration? = nil, logger: Logger = Logger(label: "swidux-sync-server")) {
+        self.jwt = jwt
         self.postgres = postgres
         self.host = host
         self.port = port
@@ -86,7 +102,8 @@ public struct SyncServer: Sendable {
         configuration.options.connectTimeout = .seconds(5)
         let logger = self.logger
         try await postgres.checkReachable(logger: logger)
-        let database = Database(configuration: configuration, leaseTimeout: limits.databaseTimeout, logger: logger)
+        let metrics = self.metrics
+        let database = Database(configuration: configuration, leaseTimeout: limits.databaseTimeout, metrics: metrics, logger: logger)
         let notifier = Notifier()
         try await withThrowingTaskGroup(of: Void.self) { group in
             // The pool runs before the migration leases from it (PostgresNIO warns of a lease
@@ -103,7 +120,10 @@ public struct SyncServer: Sendable {
             listen.options.connectTimeout = .seconds(2)
             group.addTask { await notifier.run(configuration: listen, database: database, logger: logger) }
             let router = Router()
-            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes)
+            var users: JWTUsers?
+            if let jwt { users = try await JWTUsers(configuration: jwt) }
+            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes,
+                   users: users, metrics: metrics)
                 .add(to: router)
             let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
             let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
@@ -123,15 +143,33 @@ public struct SyncServer: Sendable {
                 configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
                 onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
                 logger: logger)
+            var services: [any Service] = [app, ShutdownHook { await notifier.close() }]
+            if let metricsPort { services.append(metricsApplication(port: metricsPort)) }
             // On SIGTERM the hook ends open long polls first, then the application drains.
-            let services = ServiceGroup(configuration: .init(
-                services: [app, ShutdownHook { await notifier.close() }],
+            let serviceGroup = ServiceGroup(configuration: .init(
+                services: services,
                 gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [],
                 logger: logger))
-            group.addTask { try await services.run() }
+            group.addTask { try await serviceGroup.run() }
             defer { group.cancelAll() }
             try await group.next()
         }
+    }
+
+    /// The operator's listener: `GET /metrics`, the Prometheus text of ``metrics``.
+    private func metricsApplication(port: Int) -> some Service {
+        let router = Router()
+        let metrics = self.metrics
+        router.get("metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
+        }
+        let onListening = onMetricsListening
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(metricsHost, port: port), serverName: "swidux-sync-server-metrics"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
     }
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {

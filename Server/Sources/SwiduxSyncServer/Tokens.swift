@@ -18,6 +18,9 @@ public enum Tokens {
         guard !space.isEmpty, space.utf8.count <= 200 else {
             throw SyncServerError("invalid space name \"\(space)\": it must have 1 to 200 bytes")
         }
+        guard !space.hasPrefix(UserSpaces.prefix) else {
+            throw SyncServerError("invalid space name \"\(space)\": names starting with \"\(UserSpaces.prefix)\" are the personal spaces of JWT users, reachable only with their tokens")
+        }
         var generator = SystemRandomNumberGenerator()
         let token = (0..<32).map { _ in
             let byte = UInt8.random(in: .min ... .max, using: &generator)

@@ -58,12 +58,24 @@ struct Serve: AsyncParsableCommand {
     var tlsCertificate: String?
     @Option(help: ArgumentHelp("The private key (PEM) of --tls-certificate.", valueName: "file"))
     var tlsKey: String?
+    @Option(help: ArgumentHelp("Accept JSON Web Tokens signed with these keys (a JWKS file, RFC 7517: oct for an HS256 secret, RSA, EC, OKP); each user gets a personal space.", valueName: "file"))
+    var jwtKeys: String?
+    @Option(help: ArgumentHelp("The iss every JWT must have (with --jwt-keys).", valueName: "issuer"))
+    var jwtIssuer: String?
+    @Option(help: ArgumentHelp("A value every JWT's aud must hold (with --jwt-keys).", valueName: "audience"))
+    var jwtAudience: String?
+    @Option(help: ArgumentHelp("Serve Prometheus metrics at GET /metrics on this port (0: any free port, printed), apart from the sync routes.", valueName: "n"))
+    var metricsPort: Int?
+    @Option(help: "The address of the metrics port.") var metricsHost = "127.0.0.1"
 
     func validate() throws {
         for (name, value) in [("--database-timeout", databaseTimeout), ("--idle-timeout", idleTimeout), ("--request-timeout", requestTimeout)] {
             guard value > 0, value <= 86_400 else {
                 throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(value)")
             }
+        }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be a port number (0 to 65535), not \(metricsPort)")
         }
         guard maxConnectionsPerAddress > 0 else {
             throw ValidationError("--max-connections-per-address must be positive, not \(maxConnectionsPerAddress)")
@@ -97,6 +109,27 @@ struct Serve: AsyncParsableCommand {
         return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
+    /// The JWT settings from --jwt-keys, --jwt-issuer and --jwt-audience; nil without --jwt-keys.
+    func jwt() throws -> JWTConfiguration? {
+        guard let jwtKeys else {
+            if jwtIssuer != nil || jwtAudience != nil {
+                throw ValidationError("--jwt-issuer and --jwt-audience need --jwt-keys (the keys that sign the tokens)")
+            }
+            return nil
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: jwtKeys))
+        } catch {
+            throw ValidationError("--jwt-keys \(jwtKeys): the file cannot be read (\(error.localizedDescription))")
+        }
+        do {
+            return try JWTConfiguration(jwks: data, issuer: jwtIssuer, audience: jwtAudience)
+        } catch {
+            throw ValidationError("--jwt-keys \(jwtKeys): \(error)")
+        }
+    }
+
     /// The limits the options give.
     func limits() -> SyncServerLimits {
         SyncServerLimits(databaseTimeout: .milliseconds(Int64(databaseTimeout * 1000)), pullPageBytes: pullPageBytes,
@@ -111,7 +144,13 @@ struct Serve: AsyncParsableCommand {
         // Required, checked here so that an unknown option is named first (see DatabaseOptions).
         guard let port else { throw ValidationError("missing --port <n>: the port to listen on (0: any free port)") }
         let tls = try tls()
-        let server = SyncServer(postgres: postgres, host: host, port: port, limits: limits(), tls: tls, logger: logger)
+        var server = SyncServer(postgres: postgres, host: host, port: port, limits: limits(), tls: tls, jwt: try jwt(), logger: logger)
+        server.metricsPort = metricsPort
+        server.metricsHost = metricsHost
+        let metricsHost = self.metricsHost
+        server.onMetricsListening = { port in
+            FileHandle.standardOutput.write(Data("swidux-sync-server: metrics on http://\(metricsHost):\(port)/metrics\n".utf8))
+        }
         let host = self.host
         let scheme = tls == nil ? "http" : "https"
         try await server.run(stopOnSignals: true) { port in

@@ -100,6 +100,33 @@ struct CommandTests {
         #expect(bigPage.stderr.contains("--pull-page-bytes must be positive and at most"), "\(bigPage.stderr)")
     }
 
+    @Test("serve's JWT options: listed by --help, an unreadable or unusable key set named, issuer without keys refused")
+    func jwtOptions() async throws {
+        let executable = try ServerProcess.executable()
+        let help = try await ChildProcess.run(executable, ["serve", "--help"])
+        #expect(help.stdout.contains("--jwt-keys <file>") && help.stdout.contains("--jwt-issuer <issuer>")
+                && help.stdout.contains("--jwt-audience <audience>"), "\(help.stdout)")
+        // Checked before PostgreSQL is reached: nothing listens on this database's port.
+        let postgres = "postgres://u@127.0.0.1:\(try PostgresCluster.freePort())/db"
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwt-options-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let weak = directory.appendingPathComponent("weak.json")
+        try #"{"keys":[{"kty":"oct","kid":"a","k":"c2VjcmV0"}]}"#.write(to: weak, atomically: true, encoding: .utf8)
+        let missing = directory.appendingPathComponent("missing.json").path
+        let cases: [([String], String)] = [
+            (["--jwt-issuer", "https://auth.example"], "--jwt-issuer and --jwt-audience need --jwt-keys"),
+            (["--jwt-keys", missing], "--jwt-keys \(missing): the file cannot be read"),
+            (["--jwt-keys", weak.path], "JWT key \"a\": the HMAC secret has 6 bytes; at least 32 are needed"),
+        ]
+        for (options, message) in cases {
+            let result = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0"] + options)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
+            #expect(!result.stderr.contains("cannot reach PostgreSQL"), "\(result.stderr)")
+        }
+    }
+
     @Test("a server start logs no warning (the pool runs before the migration leases from it)")
     func startLogsNoWarning() async throws {
         let cluster = try await PostgresCluster.shared()
@@ -126,7 +153,8 @@ struct CommandTests {
             for try await version in try await client.query("SELECT version FROM sync_schema", logger: logger).decode(Int.self) {
                 versions.append(version)
             }
-            #expect(versions == [5])   // issue 29 (sync_mutations, sync_identity), issue 31 (no sync_rows foreign key; version default), issue 43 (merge by column)
+            // The first schema, then: mutations and identity; no sync_rows foreign key and a version default; merges by column; JWT users.
+            #expect(versions == [6])
             var foreignKeys = -1
             for try await count in try await client.query(
                 "SELECT count(*)::int FROM pg_constraint WHERE conrelid = 'sync_rows'::regclass AND contype = 'f'", logger: logger

@@ -25,12 +25,16 @@ final class TestServer: Sendable {
         self.task = task
     }
 
-    static func start() async throws -> TestServer {
+    static func start(jwt: JWTConfiguration? = nil, metricsPort: Int? = nil) async throws -> TestServer {
         let cluster = try await PostgresCluster.shared()
         let database = try await cluster.createDatabase()
         var logger = Logger(label: "test-sync-server")
         logger.logLevel = .critical   // cancelling the server at the end logs harmless errors
-        let (port, task) = try await SyncServer(postgres: try PostgresURL(database), port: 0, logger: logger).start()
+        let (port, task) = try await {
+            var server = SyncServer(postgres: try PostgresURL(database), port: 0, jwt: jwt, logger: logger)
+            server.metricsPort = metricsPort
+            return try await server.start()
+        }()
         return TestServer(database: database, port: port, cluster: cluster, task: task)
     }
 
@@ -40,8 +44,9 @@ final class TestServer: Sendable {
     }
 
     /// Runs `body` against a fresh server, stopped after.
-    static func with<T: Sendable>(_ body: (TestServer) async throws -> T) async throws -> T {
-        let server = try await start()
+    static func with<T: Sendable>(jwt: JWTConfiguration? = nil, metricsPort: Int? = nil,
+                                  _ body: (TestServer) async throws -> T) async throws -> T {
+        let server = try await start(jwt: jwt, metricsPort: metricsPort)
         do {
             let result = try await body(server)
             await server.stop()
