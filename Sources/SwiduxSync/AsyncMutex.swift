@@ -1,4 +1,5 @@
 import Foundation
+import Swidux
 
 /// A lock for async code: one holder at a time, waiters served first come, first served,
 /// and a waiter whose task is cancelled leaves the queue at once.
@@ -22,13 +23,16 @@ import Foundation
 ///
 /// A task already cancelled when it calls `lock()` throws at once, even on a free lock:
 /// the work the lock protects is then not begun.
-package final class AsyncMutex: @unchecked Sendable {
-    private let state = NSLock()
-    private var held = false
-    /// Oldest first. An array: few tasks ever wait at once, and removal on cancellation is
-    /// a scan.
-    private var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var nextID: UInt64 = 0
+package final class AsyncMutex: Sendable {
+    private struct State {
+        var held = false
+        /// Oldest first. An array: few tasks ever wait at once, and removal on cancellation
+        /// is a scan.
+        var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = LockedValue(State())
 
     package init() {}
 
@@ -37,31 +41,34 @@ package final class AsyncMutex: @unchecked Sendable {
     /// - Throws: `CancellationError` when the task is cancelled before it gets the lock
     ///   (it then does not hold it).
     package func lock() async throws {
-        let id = state.withLock { () -> UInt64 in
-            nextID &+= 1
-            return nextID
+        let id = state.withLock { state -> UInt64 in
+            state.nextID &+= 1
+            return state.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                state.lock()
-                // The cancellation flag is set before the handler below runs: a handler that
-                // ran before this point found no waiter to remove, and this check sees it.
-                if Task.isCancelled {
-                    state.unlock()
-                    continuation.resume(throwing: CancellationError())
-                } else if !held {
-                    held = true
-                    state.unlock()
-                    continuation.resume()
-                } else {
-                    waiters.append((id, continuation))
-                    state.unlock()
+                enum Outcome { case cancelled, acquired, queued }
+                let outcome = state.withLock { state -> Outcome in
+                    // The cancellation flag is set before the handler below runs: a handler
+                    // that ran before this point found no waiter to remove, and this check sees it.
+                    if Task.isCancelled { return .cancelled }
+                    if !state.held {
+                        state.held = true
+                        return .acquired
+                    }
+                    state.waiters.append((id, continuation))
+                    return .queued
+                }
+                switch outcome {
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .acquired: continuation.resume()
+                case .queued: break
                 }
             }
         } onCancel: {
-            let removed = state.withLock { () -> CheckedContinuation<Void, any Error>? in
-                guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiters.remove(at: index).continuation
+            let removed = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
             }
             // Not found: not queued yet (the check above throws), or already handed the lock
             // (the task holds it and must unlock it as usual).
@@ -71,13 +78,13 @@ package final class AsyncMutex: @unchecked Sendable {
 
     /// Releases the lock: the oldest waiter gets it, or it becomes free.
     package func unlock() {
-        let next = state.withLock { () -> CheckedContinuation<Void, any Error>? in
-            precondition(held, "AsyncMutex unlocked while not held")
-            if waiters.isEmpty {
-                held = false
+        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            precondition(state.held, "AsyncMutex unlocked while not held")
+            if state.waiters.isEmpty {
+                state.held = false
                 return nil
             }
-            return waiters.removeFirst().continuation
+            return state.waiters.removeFirst().continuation
         }
         next?.resume()
     }
@@ -101,14 +108,14 @@ package final class AsyncMutex: @unchecked Sendable {
     /// How many tasks wait (not counting the holder); for tests that need a queue of a
     /// known order.
     package var waiting: Int {
-        state.withLock { waiters.count }
+        state.withLock { $0.waiters.count }
     }
 
     /// Asserts the invariants listed on the type.
     package func checkInvariants() {
-        state.withLock {
-            precondition(held || waiters.isEmpty, "AsyncMutex: waiters on a free lock (a lost wake-up)")
-            precondition(Set(waiters.map(\.id)).count == waiters.count, "AsyncMutex: a waiter queued twice")
+        state.withLock { state in
+            precondition(state.held || state.waiters.isEmpty, "AsyncMutex: waiters on a free lock (a lost wake-up)")
+            precondition(Set(state.waiters.map(\.id)).count == state.waiters.count, "AsyncMutex: a waiter queued twice")
         }
     }
 }

@@ -1,40 +1,29 @@
 import Foundation
 @testable import SwiduxSync
+import SwiduxTesting
 import Testing
 
 // A lost wake-up shows as a hang: the limit turns it into a failure.
 @Suite(.timeLimit(.minutes(1))) struct AsyncMutexTests {
     /// What the holders saw, shared by the tasks of a test.
     final class Record: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = LockedValue(())
         private var inside = 0
         private(set) var mostInside = 0
         private(set) var order: [Int] = []
         private(set) var cancelled: [Int] = []
 
         func enter(_ id: Int) {
-            lock.withLock {
+            lock.withLock { _ in
                 inside += 1
                 mostInside = max(mostInside, inside)
                 order.append(id)
             }
         }
 
-        func leave() { lock.withLock { inside -= 1 } }
-        func wasCancelled(_ id: Int) { lock.withLock { cancelled.append(id) } }
-        var snapshot: (order: [Int], cancelled: [Int], mostInside: Int) { lock.withLock { (order, cancelled, mostInside) } }
-    }
-
-    /// A seeded generator: a failing run can be repeated.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        func leave() { lock.withLock { _ in inside -= 1 } }
+        func wasCancelled(_ id: Int) { lock.withLock { _ in cancelled.append(id) } }
+        var snapshot: (order: [Int], cancelled: [Int], mostInside: Int) { lock.withLock { _ in (order, cancelled, mostInside) } }
     }
 
     /// Waits until `count` tasks wait for `mutex` (their order in the queue is then known).
@@ -105,7 +94,7 @@ import Testing
     @Test("many tasks, random cancellations: one holder at a time, every waiter not cancelled gets the lock, in queue order",
           arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
     func randomized(seed: UInt64) async throws {
-        var random = SplitMix(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)  // a failing run can be repeated
         let mutex = AsyncMutex()
         let record = Record()
         let count = 200

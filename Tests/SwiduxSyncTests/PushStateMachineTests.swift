@@ -1,6 +1,7 @@
 import Foundation
 @testable import SwiduxSync
 import SwiduxSyncWire
+import SwiduxTesting
 import Testing
 
 /// A push round's order rules as values: no server, no outbox.
@@ -115,22 +116,10 @@ import Testing
         #expect(action == .finish(acknowledging: nil))
     }
 
-    /// A seeded generator: a failing run can be repeated.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("randomized rounds (requests of random sizes, answers and 409s in random order): every answer is acknowledged once, in order, by the very next action, and the round ends with the whole outbox acknowledged",
           arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8, 9, 10])
     func randomizedRounds(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)  // a failing run can be repeated
         let count: Int64 = 60
         // A mutation's size: some requests are cut into several bodies.
         let sizes = (1...count).map { _ in Bool.random(using: &random) ? 10 : SyncProtocol.maxBodyBytes / 5 }
@@ -138,7 +127,7 @@ import Testing
         var nextID: Int64 = 1
         // Nothing built while a request is in flight means nothing new was found then; a
         // first request finds whatever is left.
-        func build(_ random: inout SplitMix, first: Bool) -> [PendingMutation] {
+        func build(_ random: inout SeededRandomNumberGenerator, first: Bool) -> [PendingMutation] {
             let take = Int64.random(in: (first ? 1 : 0)...4, using: &random)
             let ids = nextID..<min(nextID + take, count + 1)
             nextID = ids.upperBound
