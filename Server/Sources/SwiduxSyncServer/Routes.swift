@@ -287,6 +287,9 @@ struct Routes: Sendable {
         } catch let error as HTTPParserError {
             throw error
         } catch let failure as RequestFailure {
+            // Below the server's default level (notice): an operator turns it on to follow a
+            // client's refusals; the line names the request id the client was told.
+            logger.info("request refused", metadata: ["status": "\(failure.status.code)", "reason": "\(failure.description)"])
             var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code, requestID: context.id),
                                       status: failure.status))
                 ?? Response(status: failure.status)
