@@ -385,7 +385,7 @@ public actor SyncClient {
                     let response: PushAnswer
                     var upcoming: [PendingMutation] = []
                     do {
-                        async let answer = transport.send("POST", SyncProtocol.pushPath, body: body, reading: WireReader.pushAnswer)
+                        async let answer = transport.send("POST", SyncProtocol.pushPath, body: body, reading: PushAnswer.read)
                         try acknowledgeAnswered()
                         if index == groups.count - 1 {
                             // The next request: stored mutations after these, else new ones
