@@ -7,9 +7,9 @@ import Foundation
 /// sides). What it writes decodes, with `JSONDecoder` and with ``WireReader``, to the values
 /// written; the same value always gives the same bytes.
 ///
-/// The caller writes the structure (`{`, names, commas) with ``raw(_:)-(StaticString)``;
+/// The caller writes the structure (`{`, names, commas) with ``raw(_:)``;
 /// ``string(_:)`` escapes a string as JSON requires, ``value(_:)`` writes a ``SyncValue`` in
-/// its wire form, ``raw(_:)-(String)`` copies JSON text that is already valid.
+/// its wire form, ``rawJSON(_:)`` copies JSON text that is already valid.
 ///
 /// ```swift
 /// var json = WireWriter()
@@ -44,10 +44,10 @@ public struct WireWriter<Output: WireOutput> {
     /// Copies `text`, already JSON (a stored id or row's columns), as it is.
     ///
     /// ```swift
-    /// json.raw(#"{"title":"Buy milk"}"#)
+    /// json.rawJSON(#"{"title":"Buy milk"}"#)
     /// ```
     @inlinable
-    public mutating func raw(_ text: String) {
+    public mutating func rawJSON(_ text: String) {
         var text = text
         text.withUTF8 { output.writeWireBytes(UnsafeRawBufferPointer($0)) }
     }
@@ -188,7 +188,7 @@ public struct WireWriter<Output: WireOutput> {
                 codingPath: [], debugDescription: "a real that is not finite (\(real)) cannot be synced"))
         }
         raw("{\"real\":")
-        raw(real.description)
+        rawJSON(real.description)
         output.writeWireByte(UInt8(ascii: "}"))
     }
 

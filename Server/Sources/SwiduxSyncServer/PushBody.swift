@@ -14,7 +14,7 @@ import SwiduxSyncWire
 /// (another member, a duplicate, `1.0` for an integer, invalid UTF-8, a malformed document,
 /// a name or id over the limits) it answers `nil`, and the caller reads the body with
 /// ``PushBodyLayout`` (which refuses a member named twice) and `JSONDecoder`, whose error
-/// names the cause. The JSON itself is read by the shared ``SwiduxSyncWire/JSONScanner``.
+/// names the cause. The JSON itself is read by the shared ``SwiduxSyncWire/WireReader``.
 ///
 /// ```swift
 /// let request = try PushBody.read(buffer) { try JSONDecoder().decode(PushRequest.self, from: Data($0.readableBytesView)) }
@@ -40,7 +40,7 @@ enum PushBody {
     /// The request, or `nil` when the body is not in the subset read here.
     static func decode(_ buffer: ByteBuffer) -> ReceivedPush? {
         buffer.withUnsafeReadableBytes { bytes in
-            var reader = JSONScanner(bytes)
+            var reader = WireReader(bytes)
             guard let request = try? reader.pushRequest(), (try? reader.end()) != nil else { return nil }
             return request
         }
@@ -51,7 +51,7 @@ enum PushBody {
 private struct Unsupported: Error {}
 
 /// The messages of a push, read in place; anything outside the subset throws.
-extension JSONScanner {
+extension WireReader {
     mutating func pushRequest() throws -> ReceivedPush {
         var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String??, resultColumns: Bool??
         try object { reader, key in
@@ -116,36 +116,38 @@ extension JSONScanner {
     /// - Throws: ``PushBody/LongName`` for a name longer than
     ///   ``SwiduxSyncWire/SyncProtocol/maxKeyBytes``; anything else outside the subset.
     mutating func columns() throws -> String {
-        var json: [UInt8] = [UInt8(ascii: "{")]
+        var json = WireWriter()
+        json.raw("{")
         var members: [(name: String, value: Range<Int>)] = []
         var sorted = true
         try object { reader, name in
             if name.utf8.count > SyncProtocol.maxKeyBytes { throw PushBody.LongName(name: name) }
             if let last = members.last, !Bytewise.less(last.name, name) { sorted = false }
-            if !members.isEmpty { json.append(UInt8(ascii: ",")) }
-            SyncJSON.appendString(name, to: &json)
-            json.append(UInt8(ascii: ":"))
-            let start = json.count
-            try reader.syncValue(appendingTo: &json)
-            members.append((name, start..<json.count))
+            if !members.isEmpty { json.raw(",") }
+            json.string(name)
+            json.raw(":")
+            let start = json.output.count
+            try reader.syncValue(appendingTo: &json.output)
+            members.append((name, start..<json.output.count))
         }
         if sorted {
-            json.append(UInt8(ascii: "}"))
-            return String(decoding: json, as: UTF8.self)
+            json.raw("}")
+            return String(decoding: json.output, as: UTF8.self)
         }
         let order = members.indices.sorted { Bytewise.less(members[$0].name, members[$1].name) }
-        var ordered: [UInt8] = [UInt8(ascii: "{")]
-        ordered.reserveCapacity(json.count + 1)
+        var ordered = WireWriter()
+        ordered.output.reserveCapacity(json.output.count + 1)
+        ordered.raw("{")
         for (place, index) in order.enumerated() {
             if place > 0 {
                 guard !Bytewise.equal(members[order[place - 1]].name, members[index].name) else { throw Unsupported() }
-                ordered.append(UInt8(ascii: ","))
+                ordered.raw(",")
             }
-            SyncJSON.appendString(members[index].name, to: &ordered)
-            ordered.append(UInt8(ascii: ":"))
-            ordered.append(contentsOf: json[members[index].value])
+            ordered.string(members[index].name)
+            ordered.raw(":")
+            ordered.output.append(contentsOf: json.output[members[index].value])
         }
-        ordered.append(UInt8(ascii: "}"))
-        return String(decoding: ordered, as: UTF8.self)
+        ordered.raw("}")
+        return String(decoding: ordered.output, as: UTF8.self)
     }
 }
