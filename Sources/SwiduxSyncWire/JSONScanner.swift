@@ -29,13 +29,12 @@ package struct JSONScanner {
     @usableFromInline var position = 0
 
     /// A scanner at the start of `bytes`.
-    @inlinable @usableFromInline
+    @inlinable
     package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     /// The offset of the next byte to read.
-    @usableFromInline
     @inlinable package var offset: Int { position }
 
     /// A ``Failure`` at the current offset.
@@ -47,7 +46,7 @@ package struct JSONScanner {
     // MARK: Structure
 
     /// The next byte after white space, not consumed; `nil` at the end.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func peek() -> UInt8? {
         skipSpace()
         return position < bytes.count ? bytes[position] : nil
@@ -64,13 +63,13 @@ package struct JSONScanner {
     }
 
     /// Consumes `byte` after white space, or throws.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func expect(_ byte: UInt8) throws {
         guard skip(byte) else { throw failure("'\(Character(Unicode.Scalar(byte)))' was expected") }
     }
 
     /// Whether the next byte after white space is `byte`; consumed if so.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func skip(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         position += 1
@@ -78,7 +77,7 @@ package struct JSONScanner {
     }
 
     /// Consumes the ASCII word `word` (`true`, `null`…) after white space, or throws.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func literal(_ word: StaticString) throws {
         skipSpace()
         let count = word.utf8CodeUnitCount
@@ -95,7 +94,7 @@ package struct JSONScanner {
     }
 
     /// An object: `member` reads each member's value, given its key.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func object(_ member: (inout JSONScanner, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         if skip(UInt8(ascii: "}")) { return }
@@ -108,7 +107,7 @@ package struct JSONScanner {
     }
 
     /// An array: `element` reads each element.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func array(_ element: (inout JSONScanner) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         if skip(UInt8(ascii: "]")) { return }
@@ -117,7 +116,7 @@ package struct JSONScanner {
     }
 
     /// Whether the next value is `null`; consumed if so.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func isNull() throws -> Bool {
         guard peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
@@ -200,7 +199,7 @@ package struct JSONScanner {
     }
 
     /// An integer written as plain digits (`-?(0|[1-9][0-9]*)`) that fits `Int64`.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func integer() throws -> Int64 {
         skipSpace()
         let start = position
@@ -267,7 +266,7 @@ package struct JSONScanner {
     }
 
     /// A string, its escapes decoded.
-    @inlinable @usableFromInline
+    @inlinable
     package mutating func string() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = position

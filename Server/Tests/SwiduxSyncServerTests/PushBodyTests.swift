@@ -89,7 +89,7 @@ struct PushBodyTests {
     }
 
     /// The columns are stored as one text whatever the body's spelling (the replay check
-    /// hashes it, pulls serve it): members sorted, values as `SyncJSON` writes them.
+    /// hashes it, pulls serve it): members sorted, values as `WireWriter` writes them.
     @Test("the same columns written differently are stored as the same JSON")
     func columnsStoredCanonically() throws {
         let spellings = [
