@@ -255,6 +255,7 @@ package struct JSONScanner {
             position += 1
             guard digits(&self) > 0 else { throw invalid(&self) }
         }
+        let mantissaEnd = position
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             position += 1
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
@@ -262,6 +263,12 @@ package struct JSONScanner {
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw invalid(&self) }
+        // A number too small for a `Double` (1e-400) is not read as 0: it is not that number
+        // (and `JSONDecoder` refuses it too).
+        if value == 0, bytes[first..<mantissaEnd].contains(where: { $0 &- UInt8(ascii: "1") < 9 }) {
+            position = start
+            throw failure("a number out of the range of a 64-bit real")
+        }
         return value
     }
 

@@ -265,11 +265,11 @@ public struct WireReader {
             let value = try reader.syncValue()
             // `String`'s equality is canonical equivalence: two spellings of a name that differ
             // in their bytes are two columns to the databases, of which a dictionary keeps the
-            // last (as `JSONDecoder` does); the same bytes twice are a duplicate.
-            if let index = values.index(forKey: name), values[index].key.utf8.elementsEqual(name.utf8) {
+            // first (as `JSONDecoder` does); the same bytes twice are a duplicate.
+            guard let index = values.index(forKey: name) else { return values[name] = value }
+            if values[index].key.utf8.elementsEqual(name.utf8) {
                 throw reader.failure("the column \"\(name)\" appears twice in a row")
             }
-            values[name] = value
         }
         return values
     }

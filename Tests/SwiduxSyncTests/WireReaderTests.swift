@@ -87,7 +87,7 @@ struct WireReaderTests {
         }
     }
 
-    @Test("Two spellings of a column name that differ in their bytes are not a duplicate: the last is kept, as JSONDecoder keeps it")
+    @Test("Two spellings of a column name that differ in their bytes are not a duplicate: the first is kept, as JSONDecoder keeps it")
     func canonicallyEquivalentColumns() throws {
         let data = Data(#"{"rows": [{"table": "t", "id": 1, "version": 1, "deleted": false, "columns": {"café": 1, "café": 2}}], "cursor": 1, "hasMore": false}"#.utf8)
         #expect(try WireReader.pullResponse(data) == JSONDecoder().decode(PullResponse.self, from: data))

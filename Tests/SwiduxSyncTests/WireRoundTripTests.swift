@@ -120,17 +120,21 @@ struct WireRoundTripTests {
     static let strictness = [
         "has no member", "appears twice", "an integer was expected", "a value object", "an empty value object",
         "a number was expected", "not valid UTF-8", "surrogate",
+        // A trailing comma in an object or an array (`{"a":1,}`, `[{…},]`): `JSONDecoder`
+        // accepts it, RFC 8259 does not.
+        "'\"' was expected", "'{' was expected",
     ]
 
-    @Test("Documents edited at random: never accepted when JSONDecoder refuses them, never read as another page", arguments: 0..<8)
+    @Test("Documents edited at random: never accepted when JSONDecoder refuses them, never read as another page", arguments: 0..<40)
     func randomEdits(seed: UInt64) throws {
         var random = SeededRandomNumberGenerator(seed: seed)
         var agreed = 0, refusedByBoth = 0, stricter = 0
         let pieces: [[UInt8]] = ["\"", "{", "}", "[", "]", ",", ":", "0", "-", ".", "e", "\\", "null", "true", "1.5", "\"ext\":{},",
                                  "\"x\":1,", "\\u00e9", "\\ud800", " "].map { Array($0.utf8) } + [[0xFF], [0xC3], [0x01]]
         for _ in 0..<250 {
+            // Sorted: the same seed edits the same document in every process.
             let encoder = JSONEncoder()
-            encoder.outputFormatting = random.next() % 2 == 0 ? [.sortedKeys] : []
+            encoder.outputFormatting = random.next() % 2 == 0 ? [.sortedKeys] : [.sortedKeys, .prettyPrinted]
             var bytes = Array(try encoder.encode(WireReaderTests.page(&random)))
             for _ in 0..<(1 + Int(random.next() % 3)) where !bytes.isEmpty {
                 let at = Int(random.next() % UInt64(bytes.count))
