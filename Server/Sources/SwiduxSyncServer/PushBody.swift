@@ -50,37 +50,41 @@ enum PushBody {
 /// Not in the subset ``PushBody`` reads: decode with `JSONDecoder` instead.
 private struct Unsupported: Error {}
 
-/// The messages of a push, read in place; anything outside the subset throws.
+/// The messages of a push, read in place, strictly (``SwiduxSyncWire/WireReader/message(_:_:)``:
+/// the extension member skipped, a member named twice or not declared refused); anything
+/// outside the subset throws, and the body is read again by the checked fallback.
 extension WireReader {
     mutating func pushRequest() throws -> ReceivedPush {
-        var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String??, resultColumns: Bool??
-        try object { reader, key in
+        var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String?, resultColumns: Bool?
+        try message("a push request") { reader, key in
             switch key {
-            case "clientID" where clientID == nil: clientID = try reader.string()
-            case "mutations" where mutations == nil:
+            case "clientID": clientID = try reader.string()
+            case "mutations":
                 var read: [ReceivedPush.Mutation] = []
                 try reader.array { read.append(try $0.mutation()) }
                 mutations = read
-            case "scope" where scope == nil: scope = .some(try reader.isNull() ? nil : reader.string())
-            case "resultColumns" where resultColumns == nil: resultColumns = .some(try reader.isNull() ? nil : reader.bool())
-            default: throw Unsupported()
+            case "scope": scope = try reader.isNull() ? nil : reader.string()
+            case "resultColumns": resultColumns = try reader.isNull() ? nil : reader.bool()
+            default: return false
             }
+            return true
         }
         guard let clientID, let mutations else { throw Unsupported() }
-        return ReceivedPush(clientID: clientID, mutations: mutations, scope: scope ?? nil, resultColumns: (resultColumns ?? nil) ?? true)
+        return ReceivedPush(clientID: clientID, mutations: mutations, scope: scope, resultColumns: resultColumns ?? true)
     }
 
     mutating func mutation() throws -> ReceivedPush.Mutation {
         var id: Int64?, changes: [ReceivedPush.Change]?
-        try object { reader, key in
+        try message("a mutation") { reader, key in
             switch key {
-            case "id" where id == nil: id = try reader.integer()
-            case "changes" where changes == nil:
+            case "id": id = try reader.integer()
+            case "changes":
                 var read: [ReceivedPush.Change] = []
                 try reader.array { read.append(try $0.change()) }
                 changes = read
-            default: throw Unsupported()
+            default: return false
             }
+            return true
         }
         guard let id, let changes else { throw Unsupported() }
         return ReceivedPush.Mutation(id: id, changes: changes)
@@ -88,23 +92,24 @@ extension WireReader {
 
     mutating func change() throws -> ReceivedPush.Change {
         var table: String?, id: SyncValue?, kind: SyncChange.Kind?
-        var columns: String??, baseVersion: Int64??
-        try object { reader, key in
+        var columns: String?, baseVersion: Int64?
+        try message("a change") { reader, key in
             switch key {
-            case "table" where table == nil: table = try reader.string()
-            case "id" where id == nil:
+            case "table": table = try reader.string()
+            case "id":
                 guard try !reader.isNull() else { throw Unsupported() }
                 id = try reader.syncValue()
-            case "kind" where kind == nil:
+            case "kind":
                 guard let known = SyncChange.Kind(rawValue: try reader.string()) else { throw Unsupported() }
                 kind = known
-            case "columns" where columns == nil: columns = .some(try reader.isNull() ? nil : reader.columns())
-            case "baseVersion" where baseVersion == nil: baseVersion = .some(try reader.isNull() ? nil : reader.integer())
-            default: throw Unsupported()
+            case "columns": columns = try reader.isNull() ? nil : reader.columns()
+            case "baseVersion": baseVersion = try reader.isNull() ? nil : reader.integer()
+            default: return false
             }
+            return true
         }
         guard let table, let id, let kind else { throw Unsupported() }
-        return ReceivedPush.Change(table: table, id: id, kind: kind, columnsJSON: columns ?? nil, baseVersion: baseVersion ?? nil)
+        return ReceivedPush.Change(table: table, id: id, kind: kind, columnsJSON: columns, baseVersion: baseVersion)
     }
 
     /// A row's columns as the JSON the server stores: what ``WireJSON`` writes for the
