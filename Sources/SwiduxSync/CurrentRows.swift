@@ -23,7 +23,7 @@ struct CurrentRows {
     /// Writes `"columns":{…},` from the current row of `key` (every column but the id, or
     /// those of `only` it has: an update's changed columns); `false`, and nothing
     /// written, when the row does not exist.
-    mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter, only: Set<String>? = nil,
+    mutating func writeColumns(of key: RowKey, table: SyncTable, into writer: inout WireWriter<[UInt8]>, only: Set<String>? = nil,
                                _ db: Database) throws -> Bool {
         let reader = try self.reader(table, db)
         guard try reader.statement.step(binding: key.id) else { return false }
@@ -38,7 +38,7 @@ struct CurrentRows {
             if let only, !only.contains(member.column) { continue }
             if place > 0 { writer.raw(",") }
             place += 1
-            writer.append(encoded: member.name)
+            writer.raw(bytes: member.name)
             try Self.writeColumn(statement, member.index, into: &writer)
         }
         writer.raw("},")
@@ -46,7 +46,7 @@ struct CurrentRows {
     }
 
     /// Column `index` of the statement's current row, as ``WireWriter/value(_:)`` writes it.
-    private static func writeColumn(_ statement: SQLiteStatement, _ index: Int32, into writer: inout WireWriter) throws {
+    private static func writeColumn(_ statement: SQLiteStatement, _ index: Int32, into writer: inout WireWriter<[UInt8]>) throws {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_NULL:
             writer.raw("null")
@@ -85,10 +85,10 @@ struct CurrentRows {
             .filter { $0.element.lowercased() != id }
             .sorted { $0.element.utf8.lexicographicallyPrecedes($1.element.utf8) }
             .map { index, name -> (index: Int32, name: [UInt8], column: String) in
-                var encoded: [UInt8] = []
-                SyncJSON.appendString(name, to: &encoded)
-                encoded.append(UInt8(ascii: ":"))
-                return (Int32(index), encoded, name)
+                var encoded = WireWriter()
+                encoded.string(name)
+                encoded.raw(":")
+                return (Int32(index), encoded.output, name)
             }
         let longest = statement.columnNames.filter { $0.lowercased() != id }.map(\.utf8.count).max() ?? 0
         let reader = Reader(statement: statement, members: members, longestName: longest)

@@ -345,7 +345,7 @@ public actor SyncClient {
                 let body = try SyncEngine.pushBody(clientID: clientID, scope: scope, group)
                 total.bytes += body.count
                 do {
-                    async let answer = transport.send("POST", SyncProtocol.pushPath, body: body, reading: WireReader.pushAnswer)
+                    async let answer = transport.send("POST", SyncProtocol.pushPath, body: body, reading: PushAnswer.read)
                     try acknowledge(answered, into: &total)
                     var upcoming: [PendingMutation] = []
                     if let next {

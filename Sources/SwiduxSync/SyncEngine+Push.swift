@@ -115,7 +115,7 @@ extension SyncEngine {
                 mutation.raw("],\"id\":")
                 mutation.integer(next)
                 mutation.raw("}")
-                let data = Data(mutation.bytes)
+                let data = Data(mutation.output)
                 try db.cachedStatement(sql: "INSERT INTO \(SyncSchema.pending) (id, payload, through_seq) VALUES (?, ?, ?)")
                     .execute(arguments: [next, data, mark])
                 built.append(PendingMutation(id: next, payload: data, throughSequence: mark, keys: keys,

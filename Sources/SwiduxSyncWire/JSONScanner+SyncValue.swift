@@ -17,7 +17,8 @@ extension JSONScanner {
     /// - Throws: ``Failure`` when the next value is not a ``SyncValue``'s wire form (`true`,
     ///   `1.5` without `{"real":…}`, an object with another member, invalid base64…); `bytes`
     ///   may then hold part of it.
-    public mutating func syncValue(appendingTo bytes: inout [UInt8]) throws {
+    @usableFromInline
+    package mutating func syncValue(appendingTo bytes: inout [UInt8]) throws {
         switch peek() {
         case nil: throw failure("a value was expected")
         case UInt8(ascii: "n"):
@@ -71,7 +72,8 @@ extension JSONScanner {
     /// ```
     ///
     /// - Throws: ``Failure`` for anything else (`true`, `1.5`, `{"real":1,"blob":""}`…).
-    public mutating func syncValue() throws -> SyncValue {
+    @usableFromInline
+    package mutating func syncValue() throws -> SyncValue {
         switch peek() {
         case nil: throw failure("a value was expected")
         case UInt8(ascii: "n"):

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A cursor over the bytes of one JSON document: the lexical layer of the hand-written
-/// readers of sync messages (the client's answers reader and the server's push reader),
-/// which read large pages and pushes without `JSONDecoder`'s cost per value.
+/// A cursor over the bytes of one JSON document: the lexical layer under ``WireReader``,
+/// the one reader of sync messages (the client's pages and answers, the server's pushes),
+/// which reads large pages and pushes without `JSONDecoder`'s cost per value.
 ///
 /// It reads JSON's grammar strictly: a string must be valid UTF-8 without raw control
 /// characters or lone surrogates; a number has no leading zero; an ``integer()`` has no
@@ -20,32 +20,26 @@ import Foundation
 ///     return sum
 /// }
 /// ```
-public struct JSONScanner {
-    /// Why a document could not be read, and where.
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        /// What was expected or found, e.g. "an integer was expected".
-        public let reason: String
-        /// The byte offset in the document.
-        public let offset: Int
-
-        /// The reason and the offset, e.g. "an integer was expected (at byte 12)".
-        public var description: String { "\(reason) (at byte \(offset))" }
-    }
+@usableFromInline
+package struct JSONScanner {
+    /// Why a document could not be read, and where (the reader's public error).
+    @usableFromInline package typealias Failure = WireReader.Failure
 
     @usableFromInline let bytes: UnsafeRawBufferPointer
     @usableFromInline var position = 0
 
     /// A scanner at the start of `bytes`.
     @inlinable
-    public init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     /// The offset of the next byte to read.
-    @inlinable public var offset: Int { position }
+    @inlinable package var offset: Int { position }
 
     /// A ``Failure`` at the current offset.
-    public func failure(_ reason: String) -> Failure {
+    @usableFromInline
+    package func failure(_ reason: String) -> WireReader.Failure {
         Failure(reason: reason, offset: position)
     }
 
@@ -53,7 +47,7 @@ public struct JSONScanner {
 
     /// The next byte after white space, not consumed; `nil` at the end.
     @inlinable
-    public mutating func peek() -> UInt8? {
+    package mutating func peek() -> UInt8? {
         skipSpace()
         return position < bytes.count ? bytes[position] : nil
     }
@@ -70,13 +64,13 @@ public struct JSONScanner {
 
     /// Consumes `byte` after white space, or throws.
     @inlinable
-    public mutating func expect(_ byte: UInt8) throws {
+    package mutating func expect(_ byte: UInt8) throws {
         guard skip(byte) else { throw failure("'\(Character(Unicode.Scalar(byte)))' was expected") }
     }
 
     /// Whether the next byte after white space is `byte`; consumed if so.
     @inlinable
-    public mutating func skip(_ byte: UInt8) -> Bool {
+    package mutating func skip(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         position += 1
         return true
@@ -84,7 +78,7 @@ public struct JSONScanner {
 
     /// Consumes the ASCII word `word` (`true`, `null`…) after white space, or throws.
     @inlinable
-    public mutating func literal(_ word: StaticString) throws {
+    package mutating func literal(_ word: StaticString) throws {
         skipSpace()
         let count = word.utf8CodeUnitCount
         guard bytes.count - position >= count,
@@ -94,13 +88,14 @@ public struct JSONScanner {
     }
 
     /// Throws unless only white space is left.
-    public mutating func end() throws {
+    @usableFromInline
+    package mutating func end() throws {
         guard peek() == nil else { throw failure("the end of the document was expected") }
     }
 
     /// An object: `member` reads each member's value, given its key.
     @inlinable
-    public mutating func object(_ member: (inout JSONScanner, String) throws -> Void) throws {
+    package mutating func object(_ member: (inout JSONScanner, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         if skip(UInt8(ascii: "}")) { return }
         repeat {
@@ -113,7 +108,7 @@ public struct JSONScanner {
 
     /// An array: `element` reads each element.
     @inlinable
-    public mutating func array(_ element: (inout JSONScanner) throws -> Void) throws {
+    package mutating func array(_ element: (inout JSONScanner) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         if skip(UInt8(ascii: "]")) { return }
         repeat { try element(&self) } while skip(UInt8(ascii: ","))
@@ -122,7 +117,7 @@ public struct JSONScanner {
 
     /// Whether the next value is `null`; consumed if so.
     @inlinable
-    public mutating func isNull() throws -> Bool {
+    package mutating func isNull() throws -> Bool {
         guard peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
         return true
@@ -131,7 +126,8 @@ public struct JSONScanner {
     /// Skips any value, checked as strictly as reading it, without making its strings or
     /// numbers (a push answer's echoed columns, skipped by the client, cost more
     /// than the rest of the answer).
-    public mutating func skipValue() throws {
+    @usableFromInline
+    package mutating func skipValue() throws {
         switch peek() {
         case UInt8(ascii: "{"):
             try expect(UInt8(ascii: "{"))
@@ -192,7 +188,8 @@ public struct JSONScanner {
     // MARK: Values
 
     /// `true` or `false`.
-    public mutating func bool() throws -> Bool {
+    @usableFromInline
+    package mutating func bool() throws -> Bool {
         if peek() == UInt8(ascii: "t") {
             try literal("true")
             return true
@@ -203,7 +200,7 @@ public struct JSONScanner {
 
     /// An integer written as plain digits (`-?(0|[1-9][0-9]*)`) that fits `Int64`.
     @inlinable
-    public mutating func integer() throws -> Int64 {
+    package mutating func integer() throws -> Int64 {
         skipSpace()
         let start = position
         let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
@@ -237,7 +234,8 @@ public struct JSONScanner {
     }
 
     /// A finite number in JSON's grammar.
-    public mutating func number() throws -> Double {
+    @usableFromInline
+    package mutating func number() throws -> Double {
         skipSpace()
         let start = position
         func digits(_ scanner: inout JSONScanner) -> Int {
@@ -257,6 +255,7 @@ public struct JSONScanner {
             position += 1
             guard digits(&self) > 0 else { throw invalid(&self) }
         }
+        let mantissaEnd = position
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             position += 1
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
@@ -264,12 +263,18 @@ public struct JSONScanner {
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw invalid(&self) }
+        // A number too small for a `Double` (1e-400) is not read as 0: it is not that number
+        // (and `JSONDecoder` refuses it too).
+        if value == 0, bytes[first..<mantissaEnd].contains(where: { $0 &- UInt8(ascii: "1") < 9 }) {
+            position = start
+            throw failure("a number out of the range of a 64-bit real")
+        }
         return value
     }
 
     /// A string, its escapes decoded.
     @inlinable
-    public mutating func string() throws -> String {
+    package mutating func string() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = position
         while position < bytes.count {

@@ -30,6 +30,26 @@ public enum SyncProtocol {
     /// ```
     public static let maxKeyBytes = 1024
 
+    /// The version of the messages' members: a reader refuses a member its version does
+    /// not declare (``WireReader/message(_:_:)``). A peer adds to a message of this
+    /// version only under ``extensionMember``; a change an older peer must not ignore takes
+    /// a new version, with new paths (`v2/…`).
+    ///
+    /// ```swift
+    /// SyncProtocol.wireVersion   // 1: the paths under "v1/"
+    /// ```
+    public static let wireVersion = 1
+
+    /// The extension point of every message object: the member `"ext"`, an object whose
+    /// members a newer peer adds (each named for its feature). A reader checks its JSON and
+    /// skips what it does not know, so that a newer server can add to its answers without
+    /// breaking an older client.
+    ///
+    /// ```json
+    /// {"rows":[],"cursor":0,"hasMore":false,"ext":{"hint":{"retryAfter":5}}}
+    /// ```
+    public static let extensionMember = "ext"
+
     /// The bytes by which ``maxKeyBytes`` bounds `id`: a text's UTF-8, a blob's bytes, 0
     /// for other values (which are short).
     ///

@@ -1,6 +1,8 @@
 @_exported import SwiduxSyncWire
+import Foundation
 
-// What SwiduxSyncWire.md's example assumes: the client's id.
+// What SwiduxSyncWire.md's examples assume: the client's id, an answer's body.
 struct SnippetContext {
     let clientID: String
+    let body: Data
 }

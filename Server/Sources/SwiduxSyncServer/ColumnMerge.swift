@@ -82,37 +82,43 @@ enum ColumnMerge {
             }
             writers[update.name] = (0, client)
         }
-        var json: [UInt8] = [UInt8(ascii: "{")]
-        json.reserveCapacity(storedBytes.count + pushedBytes.count)
+        var json = WireWriter()
+        json.output.reserveCapacity(storedBytes.count + pushedBytes.count)
+        json.raw("{")
         for (index, member) in members.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            SyncJSON.appendString(utf8: member.name, to: &json)
-            json.append(UInt8(ascii: ":"))
-            json.append(contentsOf: member.value)
+            if index > 0 { json.raw(",") }
+            json.string(utf8: member.name)
+            json.raw(":")
+            json.output.append(contentsOf: member.value)
         }
-        json.append(UInt8(ascii: "}"))
+        json.raw("}")
         // The meta in the columns' order, then any column the row no longer has.
-        var text: [UInt8] = [UInt8(ascii: "{")]
+        var text = WireWriter()
+        text.raw("{")
         var first = true
         func append(_ name: [UInt8], _ writer: (version: Int64, client: Int64)) {
-            if !first { text.append(UInt8(ascii: ",")) }
+            if !first { text.raw(",") }
             first = false
-            SyncJSON.appendString(utf8: name, to: &text)
-            text.append(contentsOf: ":[\(writer.version),\(writer.client)]".utf8)
+            text.string(utf8: name)
+            text.raw(":[")
+            text.integer(writer.version)
+            text.raw(",")
+            text.integer(writer.client)
+            text.raw("]")
         }
         for member in members {
             if let writer = writers.removeValue(forKey: member.name) { append(member.name, writer) }
         }
         for (name, writer) in writers.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) { append(name, writer) }
-        text.append(UInt8(ascii: "}"))
-        return Result(columns: String(decoding: json, as: UTF8.self), meta: String(decoding: text, as: UTF8.self),
+        text.raw("}")
+        return Result(columns: String(decoding: json.output, as: UTF8.self), meta: String(decoding: text.output, as: UTF8.self),
                       conflicts: conflicts)
     }
 
     /// The members of a JSON object, each value's bytes as they are.
     private static func members(_ bytes: [UInt8]) throws -> [Member] {
         try bytes.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+            var scanner = WireReader(buffer)
             var members: [Member] = []
             try scanner.object { reader, name in
                 _ = reader.peek()
@@ -128,7 +134,7 @@ enum ColumnMerge {
     /// A `meta` text's writers, the version `0` read as `rowVersion`.
     private static func writers(_ bytes: [UInt8], rowVersion: Int64) throws -> [[UInt8]: (version: Int64, client: Int64)] {
         try bytes.withUnsafeBytes { buffer in
-            var scanner = JSONScanner(buffer)
+            var scanner = WireReader(buffer)
             var writers: [[UInt8]: (version: Int64, client: Int64)] = [:]
             try scanner.object { reader, name in
                 var pair: [Int64] = []

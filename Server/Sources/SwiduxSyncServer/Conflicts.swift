@@ -19,7 +19,7 @@ enum Conflicts {
             FROM sync_conflicts WHERE space = \(space) AND replaced_client = \(client) AND id > \(after)
             ORDER BY id LIMIT \(limit + 1)
             """, logger: logger)
-        var json = JSONText(capacity: 1024)
+        var json = WireWriter<ByteBuffer>(capacity: 1024)
         json.raw("{\"conflicts\":[")
         var count = 0, more = false
         var cursor = after
@@ -34,13 +34,13 @@ enum Conflicts {
             json.raw(",\"table\":")
             json.string(table)
             json.raw(",\"row\":")
-            json.rawText(rowID)
+            json.rawJSON(rowID)
             json.raw(",\"column\":")
             json.string(column)
             json.raw(",\"kept\":")
-            json.rawText(kept)
+            json.rawJSON(kept)
             json.raw(",\"replaced\":")
-            json.rawText(replaced)
+            json.rawJSON(replaced)
             json.raw(",\"version\":")
             json.integer(keptVersion)
             json.raw(",\"replacedVersion\":")
@@ -56,6 +56,6 @@ enum Conflicts {
         json.raw("],\"cursor\":")
         json.integer(cursor)
         json.raw(more ? ",\"hasMore\":true}" : ",\"hasMore\":false}")
-        return json.buffer
+        return json.output
     }
 }

@@ -43,7 +43,11 @@ enum MutationHash {
             append(",\"kind\":\"", to: &text)
             text.append(contentsOf: change.kind.rawValue.utf8)
             append("\",\"table\":", to: &text)
-            SyncJSON.appendString(change.table, to: &text)
+            // The text moved into a writer and back: no copy, no buffer of its own.
+            var table = WireWriter(into: text)
+            text = []
+            table.string(change.table)
+            text = table.output
             append("}", to: &text)
             flushIfFull()
         }

@@ -37,7 +37,7 @@ enum Pull {
             """, logger: logger)
         // The stored id and columns JSON go into the answer verbatim (no decoding, no encoding).
         // A small start: most pages a long poll reads hold a row or none, and the buffer grows.
-        var json = JSONText(capacity: 1024)
+        var json = WireWriter<ByteBuffer>(capacity: 1024)
         json.raw("{\"rows\":[")
         var count = 0, fetched = 0
         var last: Int64?
@@ -72,7 +72,7 @@ enum Pull {
             SELECT (SELECT coalesce(max(version), 0) FROM sync_rows WHERE space = \(space)),
                    (SELECT coalesce(max(id), 0) FROM sync_conflicts WHERE space = \(space))
             """, logger: logger).decode((Int64, Int64).self) { (end, conflicts) = (version, conflict) }
-        return PullPage(rows: json.buffer, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0),
+        return PullPage(rows: json.output, count: count, cursor: last ?? cursor, hasMore: fetched > count, end: max(end, last ?? 0),
                         conflicts: conflicts)
     }
 
@@ -116,7 +116,7 @@ struct PullPage: Sendable {
 
     /// The ``SwiduxSyncWire/PullResponse`` JSON, with its scope: a new buffer of its size.
     func body(scope: String) -> ByteBuffer {
-        var json = JSONText(capacity: rows.readableBytes + scope.utf8.count + 96)
+        var json = WireWriter<ByteBuffer>(capacity: rows.readableBytes + scope.utf8.count + 96)
         json.raw(rows)
         json.raw("],\"cursor\":")
         json.integer(cursor)
@@ -128,6 +128,6 @@ struct PullPage: Sendable {
         json.raw(",\"scope\":")
         json.string(scope)
         json.raw("}")
-        return json.buffer
+        return json.output
     }
     }

@@ -221,8 +221,8 @@ enum Push {
                 guard keyBytes <= SyncProtocol.maxKeyBytes else {
                     throw RequestFailure.contentTooLarge("the id of \(change.table) in mutation \(mutation.id) (\(change.id.key.prefix(40))…) has \(keyBytes) bytes, more than the \(SyncProtocol.maxKeyBytes) an id may have (SyncProtocol.maxKeyBytes): nothing was applied")
                 }
-                let idJSON = try encode(what: "id of \(change.table)") { try WireJSON.text(change.id) }
-                let rid = WireJSON.key(change.id, json: idJSON)
+                let written = try encode(what: "id of \(change.table)") { try WireJSON.id(change.id) }
+                let idJSON = written.json, rid = written.key
                 guard !rid.utf8.contains(0) else {
                     throw RequestFailure.badRequest("invalid id of \(change.table) in mutation \(mutation.id): it contains a NUL character (U+0000)")
                 }
@@ -244,7 +244,7 @@ enum Push {
         }
     }
 
-    private static func encode(what: String, _ body: () throws -> String) throws -> String {
+    private static func encode<Written>(what: String, _ body: () throws -> Written) throws -> Written {
         do { return try body() } catch {
             throw RequestFailure.badRequest("cannot store the \(what): \(error)")
         }

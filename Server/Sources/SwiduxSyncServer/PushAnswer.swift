@@ -45,7 +45,7 @@ struct PushAnswer {
         let size = results.reduce(128) {
             $0 + 2 * ($1.table.utf8.count + $1.idJSON.utf8.count) + (resultColumns ? $1.columnsJSON?.utf8.count ?? 0 : 0) + 120
         }
-        var json = JSONText(capacity: size + 20 * acknowledged.count + scope.utf8.count)
+        var json = WireWriter<ByteBuffer>(capacity: size + 20 * acknowledged.count + scope.utf8.count)
         json.raw("{\"lastMutationID\":")
         json.integer(lastMutationID)
         json.raw(",\"results\":[")
@@ -53,17 +53,17 @@ struct PushAnswer {
             json.raw(index == 0 ? "{\"table\":" : ",{\"table\":")
             json.string(result.table)
             json.raw(",\"id\":")
-            json.rawText(result.idJSON)
+            json.rawJSON(result.idJSON)
             json.raw(result.applied ? ",\"applied\":true,\"current\":{\"table\":" : ",\"applied\":false,\"current\":{\"table\":")
             json.string(result.table)
             json.raw(",\"id\":")
-            json.rawText(result.idJSON)
+            json.rawJSON(result.idJSON)
             json.raw(",\"version\":")
             json.integer(result.version)
             json.raw(result.deleted ? ",\"deleted\":true" : ",\"deleted\":false")
             if resultColumns || result.echo, !result.deleted, let columns = result.columnsJSON {
                 json.raw(",\"columns\":")
-                json.rawText(columns)
+                json.rawJSON(columns)
             }
             json.raw("}}")
         }
@@ -77,6 +77,6 @@ struct PushAnswer {
         json.raw(",\"scope\":")
         json.string(scope)
         json.raw("}")
-        return json.buffer
+        return json.output
     }
 }

@@ -14,7 +14,7 @@ import SwiduxSyncWire
 /// (another member, a duplicate, `1.0` for an integer, invalid UTF-8, a malformed document,
 /// a name or id over the limits) it answers `nil`, and the caller reads the body with
 /// ``PushBodyLayout`` (which refuses a member named twice) and `JSONDecoder`, whose error
-/// names the cause. The JSON itself is read by the shared ``SwiduxSyncWire/JSONScanner``.
+/// names the cause. The JSON itself is read by the shared ``SwiduxSyncWire/WireReader``.
 ///
 /// ```swift
 /// let request = try PushBody.read(buffer) { try JSONDecoder().decode(PushRequest.self, from: Data($0.readableBytesView)) }
@@ -40,7 +40,7 @@ enum PushBody {
     /// The request, or `nil` when the body is not in the subset read here.
     static func decode(_ buffer: ByteBuffer) -> ReceivedPush? {
         buffer.withUnsafeReadableBytes { bytes in
-            var reader = JSONScanner(bytes)
+            var reader = WireReader(bytes)
             guard let request = try? reader.pushRequest(), (try? reader.end()) != nil else { return nil }
             return request
         }
@@ -50,37 +50,41 @@ enum PushBody {
 /// Not in the subset ``PushBody`` reads: decode with `JSONDecoder` instead.
 private struct Unsupported: Error {}
 
-/// The messages of a push, read in place; anything outside the subset throws.
-extension JSONScanner {
+/// The messages of a push, read in place, strictly (``SwiduxSyncWire/WireReader/message(_:_:)``:
+/// the extension member skipped, a member named twice or not declared refused); anything
+/// outside the subset throws, and the body is read again by the checked fallback.
+extension WireReader {
     mutating func pushRequest() throws -> ReceivedPush {
-        var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String??, resultColumns: Bool??
-        try object { reader, key in
+        var clientID: String?, mutations: [ReceivedPush.Mutation]?, scope: String?, resultColumns: Bool?
+        try message("a push request") { reader, key in
             switch key {
-            case "clientID" where clientID == nil: clientID = try reader.string()
-            case "mutations" where mutations == nil:
+            case "clientID": clientID = try reader.string()
+            case "mutations":
                 var read: [ReceivedPush.Mutation] = []
                 try reader.array { read.append(try $0.mutation()) }
                 mutations = read
-            case "scope" where scope == nil: scope = .some(try reader.isNull() ? nil : reader.string())
-            case "resultColumns" where resultColumns == nil: resultColumns = .some(try reader.isNull() ? nil : reader.bool())
-            default: throw Unsupported()
+            case "scope": scope = try reader.isNull() ? nil : reader.string()
+            case "resultColumns": resultColumns = try reader.isNull() ? nil : reader.bool()
+            default: return false
             }
+            return true
         }
         guard let clientID, let mutations else { throw Unsupported() }
-        return ReceivedPush(clientID: clientID, mutations: mutations, scope: scope ?? nil, resultColumns: (resultColumns ?? nil) ?? true)
+        return ReceivedPush(clientID: clientID, mutations: mutations, scope: scope, resultColumns: resultColumns ?? true)
     }
 
     mutating func mutation() throws -> ReceivedPush.Mutation {
         var id: Int64?, changes: [ReceivedPush.Change]?
-        try object { reader, key in
+        try message("a mutation") { reader, key in
             switch key {
-            case "id" where id == nil: id = try reader.integer()
-            case "changes" where changes == nil:
+            case "id": id = try reader.integer()
+            case "changes":
                 var read: [ReceivedPush.Change] = []
                 try reader.array { read.append(try $0.change()) }
                 changes = read
-            default: throw Unsupported()
+            default: return false
             }
+            return true
         }
         guard let id, let changes else { throw Unsupported() }
         return ReceivedPush.Mutation(id: id, changes: changes)
@@ -88,23 +92,24 @@ extension JSONScanner {
 
     mutating func change() throws -> ReceivedPush.Change {
         var table: String?, id: SyncValue?, kind: SyncChange.Kind?
-        var columns: String??, baseVersion: Int64??
-        try object { reader, key in
+        var columns: String?, baseVersion: Int64?
+        try message("a change") { reader, key in
             switch key {
-            case "table" where table == nil: table = try reader.string()
-            case "id" where id == nil:
+            case "table": table = try reader.string()
+            case "id":
                 guard try !reader.isNull() else { throw Unsupported() }
                 id = try reader.syncValue()
-            case "kind" where kind == nil:
+            case "kind":
                 guard let known = SyncChange.Kind(rawValue: try reader.string()) else { throw Unsupported() }
                 kind = known
-            case "columns" where columns == nil: columns = .some(try reader.isNull() ? nil : reader.columns())
-            case "baseVersion" where baseVersion == nil: baseVersion = .some(try reader.isNull() ? nil : reader.integer())
-            default: throw Unsupported()
+            case "columns": columns = try reader.isNull() ? nil : reader.columns()
+            case "baseVersion": baseVersion = try reader.isNull() ? nil : reader.integer()
+            default: return false
             }
+            return true
         }
         guard let table, let id, let kind else { throw Unsupported() }
-        return ReceivedPush.Change(table: table, id: id, kind: kind, columnsJSON: columns ?? nil, baseVersion: baseVersion ?? nil)
+        return ReceivedPush.Change(table: table, id: id, kind: kind, columnsJSON: columns, baseVersion: baseVersion)
     }
 
     /// A row's columns as the JSON the server stores: what ``WireJSON`` writes for the
@@ -116,36 +121,38 @@ extension JSONScanner {
     /// - Throws: ``PushBody/LongName`` for a name longer than
     ///   ``SwiduxSyncWire/SyncProtocol/maxKeyBytes``; anything else outside the subset.
     mutating func columns() throws -> String {
-        var json: [UInt8] = [UInt8(ascii: "{")]
+        var json = WireWriter()
+        json.raw("{")
         var members: [(name: String, value: Range<Int>)] = []
         var sorted = true
         try object { reader, name in
             if name.utf8.count > SyncProtocol.maxKeyBytes { throw PushBody.LongName(name: name) }
             if let last = members.last, !Bytewise.less(last.name, name) { sorted = false }
-            if !members.isEmpty { json.append(UInt8(ascii: ",")) }
-            SyncJSON.appendString(name, to: &json)
-            json.append(UInt8(ascii: ":"))
-            let start = json.count
-            try reader.syncValue(appendingTo: &json)
-            members.append((name, start..<json.count))
+            if !members.isEmpty { json.raw(",") }
+            json.string(name)
+            json.raw(":")
+            let start = json.output.count
+            try reader.syncValue(appendingTo: &json.output)
+            members.append((name, start..<json.output.count))
         }
         if sorted {
-            json.append(UInt8(ascii: "}"))
-            return String(decoding: json, as: UTF8.self)
+            json.raw("}")
+            return String(decoding: json.output, as: UTF8.self)
         }
         let order = members.indices.sorted { Bytewise.less(members[$0].name, members[$1].name) }
-        var ordered: [UInt8] = [UInt8(ascii: "{")]
-        ordered.reserveCapacity(json.count + 1)
+        var ordered = WireWriter()
+        ordered.output.reserveCapacity(json.output.count + 1)
+        ordered.raw("{")
         for (place, index) in order.enumerated() {
             if place > 0 {
                 guard !Bytewise.equal(members[order[place - 1]].name, members[index].name) else { throw Unsupported() }
-                ordered.append(UInt8(ascii: ","))
+                ordered.raw(",")
             }
-            SyncJSON.appendString(members[index].name, to: &ordered)
-            ordered.append(UInt8(ascii: ":"))
-            ordered.append(contentsOf: json[members[index].value])
+            ordered.string(members[index].name)
+            ordered.raw(":")
+            ordered.output.append(contentsOf: json.output[members[index].value])
         }
-        ordered.append(UInt8(ascii: "}"))
-        return String(decoding: ordered, as: UTF8.self)
+        ordered.raw("}")
+        return String(decoding: ordered.output, as: UTF8.self)
     }
 }

@@ -49,14 +49,14 @@ struct PushBodyLayout {
         var found: [Place: (range: Range<Int>, members: Int)] = [:]
         do {
             try buffer.withUnsafeReadableBytes { bytes in
-                var scanner = JSONScanner(bytes)
+                var scanner = WireReader(bytes)
                 var path: [String] = []
                 try Self.value(&scanner, role: .request, path: &path, depth: 0, columns: &found)
                 try scanner.end()
             }
         } catch is Unreadable {
             found = [:]
-        } catch let failure as JSONScanner.Failure {
+        } catch let failure as WireReader.Failure {
             // Refused here, not left to `JSONDecoder`: it does not read the strings of members it
             // skips, so an invalid escape or a control character in an unknown member passes.
             throw RequestFailure.badRequest("malformed PushRequest JSON: \(failure)")
@@ -72,7 +72,7 @@ struct PushBodyLayout {
             guard let place = columns[Place(mutation: mutation, change: change)] else { return nil }
             let decoded = request.mutations[mutation].changes[change]
             let read: String? = try buffer.withUnsafeReadableBytes { bytes in
-                var scanner = JSONScanner(UnsafeRawBufferPointer(rebasing: bytes[place.range]))
+                var scanner = WireReader(UnsafeRawBufferPointer(rebasing: bytes[place.range]))
                 do { return try scanner.columns() } catch let long as PushBody.LongName {
                     throw ReceivedPush.longName(long.name, of: decoded.table, id: decoded.id)
                 } catch {
@@ -87,7 +87,7 @@ struct PushBodyLayout {
         }
     }
 
-    private static func value(_ scanner: inout JSONScanner, role: Role, path: inout [String], depth: Int,
+    private static func value(_ scanner: inout WireReader, role: Role, path: inout [String], depth: Int,
                               columns: inout [Place: (range: Range<Int>, members: Int)]) throws {
         guard depth < maxDepth else { throw Unreadable() }
         switch scanner.peek() {

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import SwiduxSyncWire
 
 /// Writes a large mutation's rows with `COPY sync_rows FROM STDIN`, when
 /// none of them exists yet (a first push): PostgreSQL inserts them in batches, with no
@@ -51,29 +52,30 @@ enum RowCopy {
             try await connection.copyFrom(table: "sync_rows", columns: ["space", "tbl", "rid", "id", "version", "deleted", "columns"],
                                           logger: logger) { writer in
                 let prefix = "\(space)\t"
-                var buffer = ByteBufferAllocator().buffer(capacity: chunkBytes + 4096)
+                // A version's digits written in place by the wire writer, into the buffer sent.
+                var copy = WireWriter<ByteBuffer>(capacity: chunkBytes + 4096)
                 for (row, version) in zip(rows, versions) {
-                    buffer.writeString(prefix)
-                    appendEscaped(row.table, to: &buffer)
-                    buffer.writeInteger(UInt8(ascii: "\t"))
-                    appendEscaped(row.rid, to: &buffer)
-                    buffer.writeInteger(UInt8(ascii: "\t"))
-                    appendEscaped(row.idJSON, to: &buffer)
-                    buffer.writeInteger(UInt8(ascii: "\t"))
-                    JSONText.writeDigits(of: version, to: &buffer)
+                    copy.output.writeString(prefix)
+                    appendEscaped(row.table, to: &copy.output)
+                    copy.output.writeInteger(UInt8(ascii: "\t"))
+                    appendEscaped(row.rid, to: &copy.output)
+                    copy.output.writeInteger(UInt8(ascii: "\t"))
+                    appendEscaped(row.idJSON, to: &copy.output)
+                    copy.output.writeInteger(UInt8(ascii: "\t"))
+                    copy.integer(version)
                     if row.kind == .delete {
-                        buffer.writeString("\tt\t\\N\n")
+                        copy.output.writeString("\tt\t\\N\n")
                     } else {
-                        buffer.writeString("\tf\t")
-                        appendEscaped(row.columnsJSON, to: &buffer)
-                        buffer.writeInteger(UInt8(ascii: "\n"))
+                        copy.output.writeString("\tf\t")
+                        appendEscaped(row.columnsJSON, to: &copy.output)
+                        copy.output.writeInteger(UInt8(ascii: "\n"))
                     }
-                    if buffer.readableBytes >= chunkBytes {
-                        try await writer.write(buffer)
-                        buffer.clear()
+                    if copy.output.readableBytes >= chunkBytes {
+                        try await writer.write(copy.output)
+                        copy.output.clear()
                     }
                 }
-                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                if copy.output.readableBytes > 0 { try await writer.write(copy.output) }
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == uniqueViolation {
             throw KnownRow()

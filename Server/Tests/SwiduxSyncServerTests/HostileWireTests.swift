@@ -119,7 +119,7 @@ struct HostileWireTests {
     /// canonically equivalent names).
     private func members(ofRowsIn data: Data) throws -> [[String: [String]]] {
         try data.withUnsafeBytes { bytes in
-            var scanner = JSONScanner(bytes)
+            var scanner = WireReader(bytes)
             var rows: [[String: [String]]] = []
             try scanner.object { scanner, key in
                 guard key == "rows" else { return try scanner.skipValue() }

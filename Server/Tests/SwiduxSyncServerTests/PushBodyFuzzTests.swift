@@ -49,9 +49,9 @@ struct PushBodyFuzzTests {
     /// independently of the server's check; `nil` when it is not JSON.
     private func hasDuplicate(_ data: Data) -> Bool? {
         data.withUnsafeBytes { bytes -> Bool? in
-            var scanner = JSONScanner(bytes)
+            var scanner = WireReader(bytes)
             var found = false
-            func walk(_ scanner: inout JSONScanner) throws {
+            func walk(_ scanner: inout WireReader) throws {
                 switch scanner.peek() {
                 case UInt8(ascii: "{"):
                     var names = Set<[UInt8]>()

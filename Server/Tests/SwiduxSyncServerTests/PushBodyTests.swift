@@ -4,8 +4,8 @@ import SwiduxSyncWire
 import Testing
 @testable import SwiduxSyncServer
 
-/// Issue 31 item 3: the hand-written push body reader gives what `JSONDecoder` gives, and
-/// leaves to it (answers `nil`) everything outside the JSON clients write.
+/// The hand-written push body reader gives what `JSONDecoder` gives, and leaves to it
+/// (answers `nil`) everything outside the JSON clients write.
 @Suite("Push body reader")
 struct PushBodyTests {
     private func read(_ text: String) -> ReceivedPush? {
@@ -37,6 +37,19 @@ struct PushBodyTests {
             let fast = try #require(read(body), "\(body)")
             #expect(fast == (try decoded(body)), "\(body)")
         }
+    }
+
+    @Test("the extension member is skipped at every level, on the fast path; named twice, the body is left to the checked reader")
+    func extensionMember() throws {
+        let plain = #"{"clientID":"c","mutations":[{"id":1,"changes":[{"table":"t","id":1,"kind":"insert","columns":{"a":1}}]}]}"#
+        let extended = #"{"ext":{"v":[1,{"x":null}]},"clientID":"c","mutations":[{"id":1,"ext":"m","changes":[{"table":"t","id":1,"ext":{},"kind":"insert","columns":{"a":1}}]}]}"#
+        let fast = try #require(read(extended))
+        #expect(fast == (try decoded(plain)))
+        #expect(fast == (try decoded(extended)))
+        #expect(read(#"{"ext":1,"clientID":"c","ext":2,"mutations":[]}"#) == nil)
+        // Inside a row's columns, "ext" is a column like any other.
+        let column = try #require(read(#"{"clientID":"c","mutations":[{"id":1,"changes":[{"table":"t","id":1,"kind":"insert","columns":{"ext":1}}]}]}"#))
+        #expect(column.mutations.first?.changes.first?.columnsJSON == #"{"ext":1}"#)
     }
 
     @Test("bodies outside the written subset are left to JSONDecoder (nil)")
@@ -89,7 +102,7 @@ struct PushBodyTests {
     }
 
     /// The columns are stored as one text whatever the body's spelling (the replay check
-    /// hashes it, pulls serve it): members sorted, values as `SyncJSON` writes them.
+    /// hashes it, pulls serve it): members sorted, values as `WireWriter` writes them.
     @Test("the same columns written differently are stored as the same JSON")
     func columnsStoredCanonically() throws {
         let spellings = [
