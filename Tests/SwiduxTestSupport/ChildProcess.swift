@@ -211,7 +211,7 @@ public final class ChildProcess: Sendable {
     private static func configuration(_ arguments: [String], environment: [String: String]?, directory: URL?) throws -> Configuration {
         guard let executable = arguments.first else { throw SpawnFailure(arguments: arguments) }
         let environment: Environment = environment.map { values in
-            .custom(values.map { Array("\($0.key)=\($0.value)".utf8) })
+            .custom(Dictionary(uniqueKeysWithValues: values.map { (Environment.Key(stringLiteral: $0.key), $0.value) }))
         } ?? .inherit
         return Configuration(
             executable: executable.contains("/") ? .path(FilePath(executable)) : .name(executable),
