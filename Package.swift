@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Child processes in the tests (SwiduxTestSupport only); swift-system for its file descriptors.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // Core: effects, reducers, Store, MVIStore, EntityStore, persistence middleware, undo.
@@ -117,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "SwiduxSQLiteTests",
             dependencies: [
-                "Swidux", "SwiduxSQLite", "SwiduxTesting", "swidux-crash-writer",
+                "Swidux", "SwiduxSQLite", "SwiduxTesting", "SwiduxTestSupport", "swidux-crash-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,8 +130,15 @@ let package = Package(
             name: "SwiduxTestingTests",
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
-        // Loopback servers (hung, scripted, refusing) shared by the test targets; not a product.
-        .target(name: "SwiduxTestSupport", dependencies: ["Swidux"], path: "Tests/SwiduxTestSupport"),
+        // Loopback servers (hung, scripted, refusing) and child processes shared by the test targets; not a product.
+        .target(
+            name: "SwiduxTestSupport",
+            dependencies: [
+                "Swidux",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+            ],
+            path: "Tests/SwiduxTestSupport"),
         .testTarget(
             name: "SwiduxSyncTests",
             dependencies: [
@@ -136,7 +146,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI"]),
+        .testTarget(name: "SwiduxCLITests", dependencies: ["SwiduxCLI", "SwiduxTestSupport"]),
         // The README's quick start, compiled and run (its files are quoted verbatim by the README).
         .testTarget(name: "QuickStartTests", dependencies: ["SwiduxSQLite", "SwiduxTesting"]),
         .testTarget(
@@ -155,7 +165,7 @@ let package = Package(
 // the rest would more than double that instrumented build on a small machine.
 if Context.environment["SWIDUX_LIBRARIES_ONLY"] == "1" {
     let libraries: Set<String> = ["Swidux", "SwiduxSQLite", "SwiduxTesting", "SwiduxSyncWire"]
-    let kept = libraries.union(["swidux-crash-writer", "SwiduxTests", "SwiduxSQLiteTests", "SwiduxTestingTests", "QuickStartTests"])
+    let kept = libraries.union(["SwiduxTestSupport", "swidux-crash-writer", "SwiduxTests", "SwiduxSQLiteTests", "SwiduxTestingTests", "QuickStartTests"])
     let unused = ["swift-argument-parser", "async-http-client", "swift-nio", "swift-nio-ssl"]
     package.products.removeAll { !libraries.contains($0.name) }
     package.targets.removeAll { !kept.contains($0.name) }

@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Testing
 
 /// The `swidux` executable itself: messages on standard error, a non-zero status, nothing
@@ -13,7 +14,7 @@ struct ExecutableTests {
         let temp = try TemporaryDirectory()
         defer { temp.remove() }
         let out = temp.path("stdout"), err = temp.path("stderr")
-        let status = try await ChildProcess.run([Self.executable.path] + arguments, in: temp.url, stdout: out, stderr: err)
+        let status = try await ChildProcess.run([Self.executable.path] + arguments, in: temp.url, output: out, error: err)
         func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return (status, read(out), read(err))
     }

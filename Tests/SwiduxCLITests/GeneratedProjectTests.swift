@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Testing
 @testable import SwiduxCLI
 
@@ -53,7 +54,7 @@ struct GeneratedProjectTests {
 
     /// Runs `arguments` in `directory`, standard output and error merged into the file `log`.
     func run(_ arguments: [String], in directory: URL, log: String) async throws -> (status: Int32, output: String) {
-        let status = try await ChildProcess.run(arguments, in: directory, stdout: log, stderr: log)
+        let status = try await ChildProcess.run(arguments, in: directory, output: log)
         return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 }

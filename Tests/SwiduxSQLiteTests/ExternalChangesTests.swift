@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import SwiduxTestSupport
 import GRDB
 import Logging
 import SwiduxSQLite
@@ -376,14 +377,15 @@ struct ExternalChangesTests {
             let setup = try SwiduxDatabase(path: path, migrations: CrashAtomicityTests.migrations)
             try setup.close()
             let seed = UInt64(round * 2 + 1) &* 0x9E37_79B9
-            let pids = try [0, 1].map { me in
-                try ChildProcess.spawn([
+            var children: [ChildProcess] = []
+            for me in [0, 1] {
+                children.append(try await ChildProcess.start([
                     writer, "follow-writer", path, "\(seed &+ UInt64(me))", "\(steps)",
                     directory.path("done\(me)"), directory.path("done\(1 - me)"), directory.path("dump\(me).json"),
-                ], output: directory.path("child\(me).log"))
+                ], output: directory.path("child\(me).log")))
             }
-            for pid in pids {
-                let status = await ChildProcess.wait(pid)
+            for child in children {
+                let status = try await child.wait()
                 #expect(status == 0, "round \(round): \((try? String(contentsOfFile: directory.path("child0.log"), encoding: .utf8)) ?? "")")
             }
             let database = try SwiduxDatabase(path: path, migrations: CrashAtomicityTests.migrations)

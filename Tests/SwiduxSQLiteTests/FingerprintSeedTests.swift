@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Swidux
 import Testing
 

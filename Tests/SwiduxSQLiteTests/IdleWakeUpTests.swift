@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import SwiduxTestSupport
 @testable import SwiduxSQLite
 import SwiduxTesting
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 
 /// The many-writers model test's other process: `python3` with its `sqlite3` module, a plain
 /// SQL writer that knows nothing of Swidux (as another app, a script or a sync tool would

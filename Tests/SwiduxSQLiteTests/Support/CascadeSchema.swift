@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import SwiduxTestSupport
 import GRDB
 import Logging
 import SwiduxSQLite

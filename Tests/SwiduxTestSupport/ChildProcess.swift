@@ -1,0 +1,235 @@
+import Foundation
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+/// A child process for tests, on swift-subprocess: started with `posix_spawn`, its end awaited
+/// without holding one of the few cooperative threads (Foundation's `Process` reports its end
+/// through the run loop of the thread that started it, which a Swift-concurrency thread never runs).
+///
+/// Exit statuses are the shell's: the exit code, or 128 + the signal number when a signal ended it.
+///
+/// ```swift
+/// let child = try await ChildProcess.start(["/usr/bin/sleep", "60"], output: "/tmp/sleep.log")
+/// child.send(SIGTERM)
+/// #expect(try await child.wait() == 128 + SIGTERM)
+/// let status = try await ChildProcess.run(["swift", "build"], in: project, output: "/tmp/build.log")
+/// ```
+public final class ChildProcess: Sendable {
+    /// The child's process id (still its own until ``wait()`` returns: the child is reaped only then).
+    public let processIdentifier: pid_t
+    private let signals: AsyncStream<Int32>.Continuation
+    private let termination: Task<Int32, any Error>
+
+    private init(processIdentifier: pid_t, signals: AsyncStream<Int32>.Continuation, termination: Task<Int32, any Error>) {
+        self.processIdentifier = processIdentifier
+        self.signals = signals
+        self.termination = termination
+    }
+
+    // A child dropped without `wait()` is still reaped when it ends.
+    deinit { signals.finish() }
+
+    /// Starts `arguments` (an executable, by path or looked up on the `PATH`, then its arguments),
+    /// standard input from /dev/null, standard output appended to the file `output` (created if
+    /// needed) and standard error to the file `error` (`nil`: the same file as standard output).
+    ///
+    /// - Parameters:
+    ///   - environment: the child's whole environment; `nil` inherits this process's.
+    ///   - directory: the child's working directory; `nil` keeps this process's.
+    ///
+    /// ```swift
+    /// let writer = try await ChildProcess.start([path, "commits", database], output: log)
+    /// writer.send(SIGKILL)
+    /// _ = try await writer.wait()
+    /// ```
+    public static func start(
+        _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil,
+        output: String, error: String? = nil
+    ) async throws -> ChildProcess {
+        let outputFile = try FileDescriptor.open(
+            output, .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+        var errorFile: FileDescriptor?
+        do {
+            if let error, error != output {
+                errorFile = try FileDescriptor.open(
+                    error, .writeOnly, options: [.create, .append], permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            }
+        } catch {
+            try? outputFile.close()
+            throw error
+        }
+        let configuration = try configuration(arguments, environment: environment, directory: directory)
+        let (signals, signalsContinuation) = AsyncStream<Int32>.makeStream()
+        let (started, startedContinuation) = AsyncThrowingStream<pid_t, any Error>.makeStream()
+        let output = FileDescriptorOutput.fileDescriptor(outputFile, closeAfterSpawningProcess: true)
+        let termination = Task<Int32, any Error> {
+            do {
+                // The body lasts until `wait()`: until then the child, even ended, is not reaped,
+                // so its pid cannot be reused by another process while signals may still be sent.
+                let body: (pid_t, @Sendable (Int32) -> Void) async -> Void = { pid, send in
+                    startedContinuation.yield(pid)
+                    startedContinuation.finish()
+                    for await signal in signals { send(signal) }
+                }
+                let status: TerminationStatus
+                if let errorFile {
+                    status = try await Subprocess.run(
+                        configuration, input: .none, output: output,
+                        error: .fileDescriptor(errorFile, closeAfterSpawningProcess: true)
+                    ) { execution in
+                        await body(execution.processIdentifier.value) { try? execution.send(signal: Signal(rawValue: $0)) }
+                    }.terminationStatus
+                } else {
+                    status = try await Subprocess.run(configuration, input: .none, output: output, error: .combinedWithOutput) { execution in
+                        await body(execution.processIdentifier.value) { try? execution.send(signal: Signal(rawValue: $0)) }
+                    }.terminationStatus
+                }
+                return shellStatus(status)
+            } catch {
+                startedContinuation.finish(throwing: error)
+                throw error
+            }
+        }
+        var iterator = started.makeAsyncIterator()
+        guard let pid = try await iterator.next() else {
+            throw SpawnFailure(arguments: arguments)
+        }
+        return ChildProcess(processIdentifier: pid, signals: signalsContinuation, termination: termination)
+    }
+
+    /// Runs `arguments` to completion like ``start(_:environment:in:output:error:)``, the files
+    /// `output` and `error` emptied first; returns the exit status.
+    ///
+    /// ```swift
+    /// let status = try await ChildProcess.run(["/usr/bin/env", "python3", "-c", script], output: log)
+    /// ```
+    public static func run(
+        _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil,
+        output: String, error: String? = nil
+    ) async throws -> Int32 {
+        for path in Set([output, error ?? output]) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+        }
+        return try await start(arguments, environment: environment, in: directory, output: output, error: error).wait()
+    }
+
+    /// Sends `signal` (`SIGKILL`, `SIGTERM`, `SIGINT`…) to the child, never to its process group;
+    /// nothing once ``wait()`` has been called.
+    public func send(_ signal: Int32) {
+        signals.yield(signal)
+    }
+
+    /// Waits for the child to end and reaps it; the exit status (128 + the signal number when a
+    /// signal ended it). Signals sent before are delivered first.
+    @discardableResult
+    public func wait() async throws -> Int32 {
+        signals.finish()
+        return try await termination.value
+    }
+
+    /// What ``capture(_:environment:user:)`` returns.
+    public struct Captured: Sendable {
+        /// The exit status, or 128 + the signal number when a signal ended the child.
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        /// The child's CPU time, user and system (Linux only: 0 elsewhere).
+        public var cpuSeconds: Double
+        /// The child's wall-clock time.
+        public var wallSeconds: Double
+    }
+
+    /// Runs `arguments` to completion with `environment` (`nil`: this process's), standard input
+    /// from /dev/null, standard output and error captured; as the user and group `user` (ids, no
+    /// supplementary groups; needs root) when given.
+    ///
+    /// ```swift
+    /// let result = try await ChildProcess.capture([todos, "list"], environment: ["TODOS_DB": path])
+    /// #expect(result.status == 0, "\(result.stderr)")
+    /// ```
+    public static func capture(
+        _ arguments: [String], environment: [String: String]? = nil, user: (uid: UInt32, gid: UInt32)? = nil
+    ) async throws -> Captured {
+        var configuration = try configuration(arguments, environment: environment, directory: nil)
+        if let user {
+            configuration.platformOptions.userID = user.uid
+            configuration.platformOptions.groupID = user.gid
+            configuration.platformOptions.supplementaryGroups = []
+        }
+        let started = ContinuousClock.now
+        let result = try await Subprocess.run(configuration, input: .none, output: .sequence, error: .sequence) { execution in
+            async let errorBytes = collect(execution.standardError)
+            let outputBytes = try await collect(execution.standardOutput)
+            let stderr = try await errorBytes
+            // Both pipes closed: the child is ending. Not reaped before this body returns, so its
+            // accounting is still readable in /proc once it is a zombie.
+            let cpu = await finalCPUSeconds(of: execution.processIdentifier.value)
+            return (outputBytes, stderr, cpu)
+        }
+        let wall = started.duration(to: .now)
+        let (stdout, stderr, cpu) = result.closureResult
+        return Captured(
+            status: shellStatus(result.terminationStatus),
+            stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
+            cpuSeconds: cpu,
+            wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
+    }
+
+    private static func collect(_ sequence: SubprocessOutputSequence) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for try await buffer in sequence {
+            buffer.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        }
+        return bytes
+    }
+
+    /// The CPU time of `pid` once it has ended (a zombie), from /proc/PID/stat; 0 where there is no /proc.
+    private static func finalCPUSeconds(of pid: pid_t) async -> Double {
+        #if os(Linux)
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        while true {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return 0 }
+            // After the command name in parentheses: state is field 3, utime 14, stime 15.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            guard fields.count > 12 else { return 0 }
+            if fields[0] == "Z" {
+                return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks
+            }
+            // Its pipes closed just before it exits: it is a zombie within moments.
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        #else
+        return 0
+        #endif
+    }
+
+    private static func configuration(_ arguments: [String], environment: [String: String]?, directory: URL?) throws -> Configuration {
+        guard let executable = arguments.first else { throw SpawnFailure(arguments: arguments) }
+        let environment: Environment = environment.map { values in
+            .custom(Dictionary(uniqueKeysWithValues: values.map { (Environment.Key(stringLiteral: $0.key), $0.value) }))
+        } ?? .inherit
+        return Configuration(
+            executable: executable.contains("/") ? .path(FilePath(executable)) : .name(executable),
+            arguments: Arguments(Array(arguments.dropFirst())),
+            environment: environment,
+            workingDirectory: directory.map { FilePath($0.path) })
+    }
+
+    private static func shellStatus(_ status: TerminationStatus) -> Int32 {
+        switch status {
+        case .exited(let code): code
+        case .signaled(let signal): 128 + signal
+        }
+    }
+
+    /// The child could not be started.
+    public struct SpawnFailure: Error, CustomStringConvertible {
+        public let arguments: [String]
+        public var description: String { "cannot start \(arguments)" }
+    }
+}
