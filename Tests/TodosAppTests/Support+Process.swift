@@ -85,9 +85,13 @@ struct Sandbox: Sendable {
     /// supplementary groups), or returns `nil` when the tests do not run as root (then
     /// permissions already apply).
     func runUnprivileged(arguments: [String]) async throws -> RunResult? {
-        guard getuid() == 0 else { return nil }
+        // Through setpriv, not the spawn's own user switch: the build directory may sit in a
+        // folder only root can enter (a `mktemp -d` clone), where `nobody` cannot reach the
+        // executable's path, while setpriv opens it before it drops to `nobody`.
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return nil }
         return try await ChildProcess.capture(
-            [try todosExecutable().path] + arguments, environment: environment, user: (uid: 65534, gid: 65534))
+            ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", try todosExecutable().path] + arguments,
+            environment: environment)
     }
 
     /// The bytes of the file at `path`, or `nil` if there is none.
