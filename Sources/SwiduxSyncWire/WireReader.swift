@@ -135,7 +135,10 @@ public struct WireReader {
     /// }
     /// ```
     ///
-    /// - Parameter name: the message, as errors name it ("a pull answer").
+    /// - Parameters:
+    ///   - name: The message, as errors name it ("a pull answer").
+    ///   - member: Reads the value of the member it is given by name and answers `true`, or
+    ///     answers `false` for a name the message does not declare.
     @inlinable
     public mutating func message(_ name: @autoclosure () -> String, _ member: (inout WireReader, String) throws -> Bool) throws {
         // A message has a handful of members: a linear search beats a set.
