@@ -21,18 +21,13 @@ struct RequestMetricsMiddleware: RouterMiddleware {
             response.headers[Self.requestIDHeader] = context.id
             // Every answer's body is already in memory: its latency ends here (a long poll's includes its wait).
             metrics.request(route: context.endpointPath ?? "unknown", method: method, status: response.status.code,
-                            nanoseconds: Self.nanoseconds(since: started))
+                            took: ContinuousClock.now - started)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
             metrics.request(route: context.endpointPath ?? "unknown", method: method, status: status,
-                            nanoseconds: Self.nanoseconds(since: started))
+                            took: ContinuousClock.now - started)
             throw error
         }
-    }
-
-    private static func nanoseconds(since start: ContinuousClock.Instant) -> Int64 {
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

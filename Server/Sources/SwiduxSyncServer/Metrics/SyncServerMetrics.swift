@@ -63,11 +63,11 @@ public final class SyncServerMetrics: Sendable {
     static let requestDuration = "swidux_http_request_duration_seconds"
 
     /// Counts an answered request and its latency.
-    func request(route: String, method: String, status: Int, nanoseconds: Int64) {
+    func request(route: String, method: String, status: Int, took: Duration) {
         CoreMetrics.Counter(label: "swidux_http_requests_total",
                 dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory).increment()
         CoreMetrics.Timer(label: Self.requestDuration, dimensions: [("route", route), ("method", method)], factory: factory)
-            .recordNanoseconds(nanoseconds)
+            .record(duration: took)
     }
 
     /// The Prometheus text exposition of every metric.
