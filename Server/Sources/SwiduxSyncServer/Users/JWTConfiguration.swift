@@ -20,8 +20,9 @@ import Foundation
 /// it has no `sub` or no `exp`, it expired (`exp`) or is not yet valid (`nbf`) — both with
 /// ``clockSkew`` of tolerance — or its `iss` or `aud` is not the one configured.
 public struct JWTConfiguration: Sendable {
-    /// The key set, as given (JSON).
-    public var jwks: Data
+    /// The key set, as given (JSON). Read once, by the initializer, into the checked keys:
+    /// a constant, so that the two cannot differ.
+    public let jwks: Data
     /// The `iss` every token must have; `nil`: any.
     public var issuer: String?
     /// A value every token's `aud` must hold; `nil`: any.
