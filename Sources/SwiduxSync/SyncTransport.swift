@@ -44,12 +44,10 @@ struct SyncTransport: Sendable {
         switch status {
         case 200..<300:
             return data
-        case 401:
-            // The server's reason tells an expired sign-in from a revoked token.
-            let reason = (try? JSONDecoder().decode(SyncErrorBody.self, from: data))?.error ?? ""
-            throw SyncError.unauthorized(String(reason.prefix(500)))
         default:
             let body = try? JSONDecoder().decode(SyncErrorBody.self, from: data)
+            // The server's reason tells an expired sign-in from a revoked token.
+            if status == 401 { throw SyncError.unauthorized(String((body?.error ?? "").prefix(500))) }
             let message = body?.error ?? String(decoding: data.prefix(500), as: UTF8.self)
             if let code = body?.code { throw CodedRefusal(code: code, status: status, message: message) }
             throw SyncError.rejected(status: status, message: message)
