@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && !SWIDUX_THREAD_SANITIZER
 import Synchronization
 #else
 import Foundation
@@ -12,6 +12,12 @@ import Foundation
 /// pair per `withLock`, and `withLock` is inlinable so that callers in other modules
 /// specialize it instead of going through generic metadata.
 ///
+/// The thread-sanitized build (`-DSWIDUX_THREAD_SANITIZER`, in CI) takes the `NSLock` variant
+/// on Linux too: a contended `Mutex` is handed from one thread to the next by the kernel (a
+/// priority-inheriting futex, in the uninstrumented standard library), so the sanitizer sees
+/// no ordering between the two holders and reports a race that is not there. `NSLock` is a
+/// pthread mutex, which the sanitizer intercepts.
+///
 /// ```swift
 /// let hits = LockedValue(0)
 /// hits.withLock { $0 += 1 }
@@ -22,7 +28,7 @@ import Foundation
 /// same value inside `body` deadlocks), so keep it short: no await, no call out of the type.
 @usableFromInline
 package final class LockedValue<Value>: @unchecked Sendable {
-    #if os(Linux)
+    #if os(Linux) && !SWIDUX_THREAD_SANITIZER
     /// `Mutex` hands its value out as `sending`, which a non-`Sendable` generic value cannot
     /// be; the value never leaves the lock except through `body`, as in the `NSLock` variant,
     /// so this wrapper only restates the class's own `@unchecked Sendable`.
