@@ -134,12 +134,8 @@ public struct WireWriter<Output: WireOutput> {
 
     /// Whether ``string(_:)`` escapes `byte` (a control character, `"` or `\`); a string
     /// with none of them is written as it is, between quotes.
-    ///
-    /// ```swift
-    /// let plain = !name.utf8.contains(where: WireWriter<[UInt8]>.needsEscape)
-    /// ```
     @inlinable @inline(__always)
-    public static func needsEscape(_ byte: UInt8) -> Bool {
+    static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
