@@ -52,17 +52,30 @@ package final class LockedValue<Value>: @unchecked Sendable {
     }
     #else
     @usableFromInline let lock = NSLock()
-    @usableFromInline var value: Value
+    /// The value lives in its own allocation, not in a stored `var`: the lock already makes
+    /// every access exclusive, and a class's `var` would add a dynamic exclusivity check per
+    /// access, which the thread sanitizer records at the property's address; for an empty value
+    /// (`LockedValue(())`, a plain lock) that address is the object's header, which every
+    /// retain reads without the lock, and the sanitizer reported a race that is not there.
+    @usableFromInline let storage: UnsafeMutablePointer<Value>
 
     @usableFromInline
-    package init(_ value: consuming Value) { self.value = value }
+    package init(_ value: consuming Value) {
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
 
     /// Runs `body` with the value, the lock held.
     @inlinable
     package func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try body(&value)
+        return try body(&storage.pointee)
     }
     #endif
 }
