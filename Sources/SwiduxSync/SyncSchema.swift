@@ -47,6 +47,9 @@ enum SyncSchema {
     static let setAside = "swidux_sync_set_aside"
     static let conflicts = "swidux_sync_conflict"
 
+    /// The outbox triggers' names: `swidux_sync_<table>_insert`, `_update`, `_delete`.
+    static let triggerOwner = "swidux_sync"
+
     /// What separates the column names of an outbox entry's `cols`.
     static let columnSeparator: Character = "\u{1F}"
 
@@ -106,20 +109,20 @@ enum SyncSchema {
             }
             let quoted = table.name.quotedDatabaseIdentifier
             let id = table.idColumn.quotedDatabaseIdentifier
-            let prefix = "swidux_sync_" + table.name
+            let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
             // Triggers made before the `applying` condition, or an update trigger that does not
             // compare the table's current columns (made before changes were recorded by column, or before a migration
             // changed the table): made again.
             let columns = try self.columns(of: table, db)
             let changed = changedColumns(columns)
-            for suffix in ["_insert", "_update"] {
+            for (index, name) in names.prefix(2).enumerated() {
                 if let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
-                                                 arguments: [prefix + suffix]),
-                   !sql.contains(applyingCondition) || (suffix == "_update" && !sql.contains(changed)) {
+                                                 arguments: [name]),
+                   !sql.contains(applyingCondition) || (index == 1 && !sql.contains(changed)) {
                     // Entries the old trigger wrote keep their columns: a column it did not compare
                     // is one the table did not have when it was synced, filled from the server
                     // (``SyncEngine/refill(_:table:)``) rather than pushed with its default.
-                    try db.execute(sql: "DROP TRIGGER \((prefix + suffix).quotedDatabaseIdentifier)")
+                    try db.execute(sql: "DROP TRIGGER \(RowChangeTriggers.identifier(name))")
                 }
             }
             try noteColumns(columns, of: table, db)
@@ -142,7 +145,7 @@ enum SyncSchema {
     static func triggers(_ table: SyncTable, changed: String) -> RowChangeTriggers {
         let idChanged = RowChangeTriggers.changed(table.idColumn)
         return RowChangeTriggers(
-            owner: "swidux_sync", log: outbox, table: table.name, idColumn: table.idColumn,
+            owner: triggerOwner, log: outbox, table: table.name, idColumn: table.idColumn,
             inserted: [("op", "'I'")],
             movedAway: [("op", "'D'")],
             updated: [("op", "CASE WHEN \(idChanged) THEN 'I' ELSE 'U' END"),
@@ -237,7 +240,7 @@ enum SyncSchema {
             guard try db.tableExists(table.name) else { return false }
             // The insert and update triggers with their `applying` condition, the update
             // trigger comparing the table's current columns.
-            let names = RowChangeTriggers.names(owner: "swidux_sync", table: table.name)
+            let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
             let columns = try self.columns(of: table, db)
             let triggers = try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)
