@@ -29,9 +29,14 @@ package struct RowChangeTriggers: Sendable {
     package let idColumn: String
     /// The names of the insert, update and delete triggers: `<owner>_<table>_insert` and so on.
     package let names: [String]
+    /// The values of an inserted row's entry (`NEW` is the row).
     package let inserted: [Value]
+    /// The values of the old id's entry when an update changed the row's id (`OLD` is the
+    /// row as it was).
     package let movedAway: [Value]
+    /// The values of an updated row's entry, under its new id (`OLD` and `NEW`).
     package let updated: [Value]
+    /// The values of a deleted row's entry (`OLD` is the row).
     package let deleted: [Value]
     /// The condition under which the insert and update triggers write their entries (their
     /// `WHEN` clause); `nil`: always. A delete is always logged.
