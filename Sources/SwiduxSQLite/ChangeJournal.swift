@@ -43,31 +43,12 @@ package enum ChangeJournal {
                 """)
             created = true
         }
-        let names = triggerNames(table)
+        let triggers = Self.triggers(table: table, idColumn: idColumn, positionColumn: positionColumn)
         let existing = Set(try String.fetchAll(db, sql: """
             SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
             """, arguments: [table]))
-        guard !Set(names).isSubset(of: existing) else { return created }
-        let quoted = table.quotedDatabaseIdentifier
-        let literal = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
-        let id = idColumn.quotedDatabaseIdentifier
-        let position = positionColumn.quotedDatabaseIdentifier
-        try db.execute(sql: """
-            CREATE TRIGGER IF NOT EXISTS \(names[0].quotedDatabaseIdentifier) AFTER INSERT ON \(quoted)
-            BEGIN
-                INSERT INTO \(Self.table) (tbl, rid, placed) VALUES (\(literal), NEW.\(id), 1);
-            END;
-            CREATE TRIGGER IF NOT EXISTS \(names[1].quotedDatabaseIdentifier) AFTER UPDATE ON \(quoted)
-            BEGIN
-                INSERT INTO \(Self.table) (tbl, rid, placed) SELECT \(literal), OLD.\(id), 0 WHERE OLD.\(id) IS NOT NEW.\(id);
-                INSERT INTO \(Self.table) (tbl, rid, placed)
-                    VALUES (\(literal), NEW.\(id), OLD.\(id) IS NOT NEW.\(id) OR OLD.\(position) IS NOT NEW.\(position));
-            END;
-            CREATE TRIGGER IF NOT EXISTS \(names[2].quotedDatabaseIdentifier) AFTER DELETE ON \(quoted)
-            BEGIN
-                INSERT INTO \(Self.table) (tbl, rid) VALUES (\(literal), OLD.\(id));
-            END;
-            """)
+        guard !Set(triggers.names).isSubset(of: existing) else { return created }
+        try db.execute(sql: triggers.sql)
         return true
     }
 
@@ -81,7 +62,19 @@ package enum ChangeJournal {
     }
 
     static func triggerNames(_ table: String) -> [String] {
-        ["insert", "update", "delete"].map { "\(Self.table)_\(table)_\($0)" }
+        RowChangeTriggers.names(owner: Self.table, table: table)
+    }
+
+    /// The journal's triggers on `table`: an entry is `placed` when the row is new, or its id
+    /// or position changed (a reader then places it among its neighbours).
+    static func triggers(table: String, idColumn: String, positionColumn: String) -> RowChangeTriggers {
+        let idChanged = RowChangeTriggers.changed(idColumn)
+        return RowChangeTriggers(
+            owner: Self.table, log: Self.table, table: table, idColumn: idColumn,
+            inserted: [("placed", "1")],
+            movedAway: [("placed", "0")],
+            updated: [("placed", "\(idChanged) OR \(RowChangeTriggers.changed(positionColumn))")],
+            deleted: [("placed", "0")])
     }
 
     /// The origin a sync engine marks its entries with (``markOrigin(_:after:_:)``).

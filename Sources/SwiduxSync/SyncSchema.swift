@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SwiduxSQLite
 
 /// The client's tables in the app's database file (created on first use, idempotent):
 ///
@@ -45,6 +46,9 @@ enum SyncSchema {
     static let parked = "swidux_sync_parked"
     static let setAside = "swidux_sync_set_aside"
     static let conflicts = "swidux_sync_conflict"
+
+    /// The outbox triggers' names: `swidux_sync_<table>_insert`, `_update`, `_delete`.
+    static let triggerOwner = "swidux_sync"
 
     /// What separates the column names of an outbox entry's `cols`.
     static let columnSeparator: Character = "\u{1F}"
@@ -104,43 +108,25 @@ enum SyncSchema {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
             }
             let quoted = table.name.quotedDatabaseIdentifier
-            let literal = "'" + table.name.replacingOccurrences(of: "'", with: "''") + "'"
             let id = table.idColumn.quotedDatabaseIdentifier
-            let prefix = "swidux_sync_" + table.name
+            let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
             // Triggers made before the `applying` condition, or an update trigger that does not
             // compare the table's current columns (made before changes were recorded by column, or before a migration
             // changed the table): made again.
             let columns = try self.columns(of: table, db)
             let changed = changedColumns(columns)
-            for suffix in ["_insert", "_update"] {
+            for (index, name) in names.prefix(2).enumerated() {
                 if let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
-                                                 arguments: [prefix + suffix]),
-                   !sql.contains(applyingCondition) || (suffix == "_update" && !sql.contains(changed)) {
+                                                 arguments: [name]),
+                   !sql.contains(applyingCondition) || (index == 1 && !sql.contains(changed)) {
                     // Entries the old trigger wrote keep their columns: a column it did not compare
                     // is one the table did not have when it was synced, filled from the server
                     // (``SyncEngine/refill(_:table:)``) rather than pushed with its default.
-                    try db.execute(sql: "DROP TRIGGER \((prefix + suffix).quotedDatabaseIdentifier)")
+                    try db.execute(sql: "DROP TRIGGER \(RowChangeTriggers.identifier(name))")
                 }
             }
             try noteColumns(columns, of: table, db)
-            let unlessApplying = "WHEN (\(applyingCondition)) IS NOT \(literal)"
-            try db.execute(sql: """
-                CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedDatabaseIdentifier) AFTER INSERT ON \(quoted) \(unlessApplying)
-                BEGIN
-                    INSERT INTO \(outbox) (tbl, rid, op) VALUES (\(literal), NEW.\(id), 'I');
-                END;
-                CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedDatabaseIdentifier) AFTER UPDATE ON \(quoted) \(unlessApplying)
-                BEGIN
-                    INSERT INTO \(outbox) (tbl, rid, op) SELECT \(literal), OLD.\(id), 'D' WHERE OLD.\(id) IS NOT NEW.\(id);
-                    INSERT INTO \(outbox) (tbl, rid, op, cols)
-                        VALUES (\(literal), NEW.\(id), CASE WHEN OLD.\(id) IS NOT NEW.\(id) THEN 'I' ELSE 'U' END,
-                                CASE WHEN OLD.\(id) IS NOT NEW.\(id) THEN NULL ELSE \(changed) END);
-                END;
-                CREATE TRIGGER IF NOT EXISTS \((prefix + "_delete").quotedDatabaseIdentifier) AFTER DELETE ON \(quoted)
-                BEGIN
-                    INSERT INTO \(outbox) (tbl, rid, op) VALUES (\(literal), OLD.\(id), 'D');
-                END;
-                """)
+            try db.execute(sql: triggers(table, changed: changed).sql)
             if known.insert(table.name).inserted {
                 // First sync of this table in this file: every existing row is an insert.
                 try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",
@@ -148,6 +134,24 @@ enum SyncSchema {
                 try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
             }
         }
+    }
+
+    /// The outbox's triggers on `table`. An insert is `I`; an update `U` with the columns it
+    /// changed (`changed`: ``changedColumns(_:)``), or, when it changed the row's id, a `D` of
+    /// the old id and an `I` of the new one (the server knows rows by id); a delete `D`.
+    /// Inserts and updates are skipped while the engine writes the table's rows as the server
+    /// has them (``applying(_:_:_:)``): pushing them back would echo the server's own rows.
+    /// A delete is always queued: what is applied under that mark is live rows only.
+    static func triggers(_ table: SyncTable, changed: String) -> RowChangeTriggers {
+        let idChanged = RowChangeTriggers.changed(table.idColumn)
+        return RowChangeTriggers(
+            owner: triggerOwner, log: outbox, table: table.name, idColumn: table.idColumn,
+            inserted: [("op", "'I'")],
+            movedAway: [("op", "'D'")],
+            updated: [("op", "CASE WHEN \(idChanged) THEN 'I' ELSE 'U' END"),
+                      ("cols", "CASE WHEN \(idChanged) THEN NULL ELSE \(changed) END")],
+            deleted: [("op", "'D'")],
+            insertAndUpdateWhen: "(\(applyingCondition)) IS NOT \(RowChangeTriggers.literal(table.name))")
     }
 
     /// The columns of `table` but its id, in the table's order.
@@ -161,9 +165,7 @@ enum SyncSchema {
     static func changedColumns(_ columns: [String]) -> String {
         guard !columns.isEmpty else { return "''" }
         return "(" + columns.map { name in
-            let quoted = name.quotedDatabaseIdentifier
-            let literal = "'" + (String(columnSeparator) + name).replacingOccurrences(of: "'", with: "''") + "'"
-            return "CASE WHEN OLD.\(quoted) IS NOT NEW.\(quoted) THEN \(literal) ELSE '' END"
+            "CASE WHEN \(RowChangeTriggers.changed(name)) THEN \(RowChangeTriggers.literal(String(columnSeparator) + name)) ELSE '' END"
         }.joined(separator: " || ") + ")"
     }
 
@@ -238,7 +240,7 @@ enum SyncSchema {
             guard try db.tableExists(table.name) else { return false }
             // The insert and update triggers with their `applying` condition, the update
             // trigger comparing the table's current columns.
-            let names = ["_insert", "_update", "_delete"].map { "swidux_sync_" + table.name + $0 }
+            let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
             let columns = try self.columns(of: table, db)
             let triggers = try Int.fetchOne(db, sql: """
                 SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)

@@ -1,0 +1,115 @@
+/// The AFTER INSERT, UPDATE and DELETE triggers that write one log entry per changed row of a
+/// table, in the transaction of the change, whoever made it (a Swidux flush, plain SQL in
+/// another process, an `ON DELETE CASCADE`). The change journal and the sync outbox both log
+/// row changes this way; they differ only in the log table, the values an entry carries
+/// besides the table and the row's id, and whether inserts and updates are skipped while a
+/// condition holds.
+///
+/// An entry is `(tbl, rid, …)`: the table's name and the row's id as stored, then the
+/// extra columns of the event. An update that changes the row's id writes two entries: one
+/// for the old id (``movedAway``: the row is gone from it) and one for the new id
+/// (``updated``).
+///
+/// ```swift
+/// let triggers = RowChangeTriggers(
+///     owner: "swidux_change", log: "swidux_change", table: "todo", idColumn: "id",
+///     inserted: [("placed", "1")], movedAway: [("placed", "0")],
+///     updated: [("placed", "OLD.\"id\" IS NOT NEW.\"id\"")], deleted: [("placed", "0")])
+/// try db.execute(sql: triggers.sql)
+/// ```
+package struct RowChangeTriggers: Sendable {
+    /// A log column and the SQL expression of its value (it may read `OLD` and `NEW`).
+    package typealias Value = (column: String, expression: String)
+
+    /// The log table the triggers insert into.
+    package let log: String
+    /// The logged table.
+    package let table: String
+    /// The logged table's id column.
+    package let idColumn: String
+    /// The names of the insert, update and delete triggers: `<owner>_<table>_insert` and so on.
+    package let names: [String]
+    /// The values of an inserted row's entry (`NEW` is the row).
+    package let inserted: [Value]
+    /// The values of the old id's entry when an update changed the row's id (`OLD` is the
+    /// row as it was).
+    package let movedAway: [Value]
+    /// The values of an updated row's entry, under its new id (`OLD` and `NEW`).
+    package let updated: [Value]
+    /// The values of a deleted row's entry (`OLD` is the row).
+    package let deleted: [Value]
+    /// The condition under which the insert and update triggers write their entries (their
+    /// `WHEN` clause); `nil`: always. A delete is always logged.
+    package let insertAndUpdateWhen: String?
+
+    package init(owner: String, log: String, table: String, idColumn: String,
+                 inserted: [Value], movedAway: [Value], updated: [Value], deleted: [Value],
+                 insertAndUpdateWhen: String? = nil) {
+        self.log = log
+        self.table = table
+        self.idColumn = idColumn
+        self.names = Self.names(owner: owner, table: table)
+        self.inserted = inserted
+        self.movedAway = movedAway
+        self.updated = updated
+        self.deleted = deleted
+        self.insertAndUpdateWhen = insertAndUpdateWhen
+    }
+
+    /// The trigger names an `owner` gives `table`'s triggers: insert, update, delete.
+    package static func names(owner: String, table: String) -> [String] {
+        ["insert", "update", "delete"].map { "\(owner)_\(table)_\($0)" }
+    }
+
+    /// `OLD.<id> IS NOT NEW.<id>`: whether an update changed the row's id.
+    package var idChanged: String { Self.changed(idColumn) }
+
+    /// `OLD.<column> IS NOT NEW.<column>`, for an update trigger's expressions.
+    package static func changed(_ column: String) -> String {
+        let quoted = identifier(column)
+        return "OLD.\(quoted) IS NOT NEW.\(quoted)"
+    }
+
+    /// `name` as an SQL identifier: in double quotes, a double quote in it doubled (GRDB's
+    /// `quotedDatabaseIdentifier` only adds the outer quotes, and a `"` in a table's or a
+    /// column's name would end the identifier early).
+    package static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `text` as an SQL string literal. Table and column names end up inside the triggers'
+    /// text, where a quote in a name must not end the literal early.
+    package static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// The statements that create the three triggers where they do not exist.
+    package var sql: String {
+        let quoted = Self.identifier(table)
+        let log = Self.identifier(self.log)
+        let name = Self.literal(table)
+        let id = Self.identifier(idColumn)
+        let when = insertAndUpdateWhen.map { " WHEN \($0)" } ?? ""
+        func columns(_ values: [Value]) -> String {
+            (["tbl", "rid"] + values.map { Self.identifier($0.column) }).joined(separator: ", ")
+        }
+        func expressions(_ row: String, _ values: [Value]) -> String {
+            ([name, "\(row).\(id)"] + values.map(\.expression)).joined(separator: ", ")
+        }
+        return """
+            CREATE TRIGGER IF NOT EXISTS \(Self.identifier(names[0])) AFTER INSERT ON \(quoted)\(when)
+            BEGIN
+                INSERT INTO \(log) (\(columns(inserted))) VALUES (\(expressions("NEW", inserted)));
+            END;
+            CREATE TRIGGER IF NOT EXISTS \(Self.identifier(names[1])) AFTER UPDATE ON \(quoted)\(when)
+            BEGIN
+                INSERT INTO \(log) (\(columns(movedAway))) SELECT \(expressions("OLD", movedAway)) WHERE \(idChanged);
+                INSERT INTO \(log) (\(columns(updated))) VALUES (\(expressions("NEW", updated)));
+            END;
+            CREATE TRIGGER IF NOT EXISTS \(Self.identifier(names[2])) AFTER DELETE ON \(quoted)
+            BEGIN
+                INSERT INTO \(log) (\(columns(deleted))) VALUES (\(expressions("OLD", deleted)));
+            END;
+            """
+    }
+}
