@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "SwiduxTests",
             dependencies: [
-                "Swidux", "SwiduxTesting",
+                "Swidux", "SwiduxTesting", "SwiduxTestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -130,11 +130,12 @@ let package = Package(
             name: "SwiduxTestingTests",
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
-        // Loopback servers (hung, scripted, refusing) and child processes shared by the test targets; not a product.
+        // Loopback servers (hung, scripted, refusing), child processes and a log capture shared by the test targets; not a product.
         .target(
             name: "SwiduxTestSupport",
             dependencies: [
                 "Swidux",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],

@@ -66,37 +66,6 @@ enum XSchema {
     }
 }
 
-/// Log messages at error level, for tests.
-final class CapturedLog: @unchecked Sendable {
-    private let lock = LockedValue(())
-    private var messages: [String] = []
-    /// The least level captured.
-    let minimum: Logger.Level
-    var errors: [String] { lock.withLock { _ in messages } }
-    func append(_ message: String) { lock.withLock { _ in messages.append(message) } }
-
-    init(minimum: Logger.Level = .error) {
-        self.minimum = minimum
-    }
-
-    var logger: Logger {
-        Logger(label: "test.external") { _ in CaptureHandler(log: self) }
-    }
-
-    struct CaptureHandler: LogHandler {
-        let log: CapturedLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            if event.level >= log.minimum { log.append(event.message.description) }
-        }
-    }
-}
-
 /// A process's view of the file: a database, a store following it, a persistence
 /// middleware that flushes only when asked (its clock never advances).
 @MainActor
@@ -315,7 +284,7 @@ struct ExternalChangesTests {
     func badJournalEntriesAreSkipped() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")
-        let log = CapturedLog()
+        let log = CapturedLog(minimum: .error)
         let a = try await Follower(path: path, logger: log.logger)
         let b = try await Follower(path: path, follow: false)
         try await b.database.writer.write { db in
@@ -325,7 +294,7 @@ struct ExternalChangesTests {
         }
         #expect(await eventually { a.store.state.todos[99] != nil })
         #expect(a.store.state.todos.ids == [99])
-        let errors = log.errors.joined(separator: "\n")
+        let errors = log.messages.joined(separator: "\n")
         #expect(errors.contains("no_such_table"))
         #expect(errors.contains("not-an-int"))
         #expect(errors.contains("row 98"))

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import GRDB
 import SwiduxSQLite
+import SwiduxTestSupport
 import Testing
 
 @MainActor
@@ -82,7 +83,7 @@ struct MiddlewareIntegrationTests {
         try await persistence.flush()
 
         #expect(reported.ids.isEmpty)
-        #expect(!log.errors.contains { $0.contains("deleted by another writer") }, "\(log.errors)")
+        #expect(!log.messages.contains { $0.contains("deleted by another writer") }, "\(log.messages)")
         #expect(try await database.hydrate(Schema.todos).values == [Todo(id: 1, title: "kept", done: false, tags: [])])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SwiduxSQLite
+import SwiduxTestSupport
 import Testing
 
 /// Issue 27 item 4: a follower notices schema changes by another process.
@@ -59,7 +60,7 @@ struct SchemaChangeTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("app.sqlite")
         let log = directory.path("child.log")
-        let captured = CapturedLog()
+        let captured = CapturedLog(minimum: .error)
         let window = try CWindow(path: path, logger: captured.logger)
         window.send { $0.lists["L"] = CList(id: "L", name: "list") }
         try await window.store.flush()
@@ -72,7 +73,7 @@ struct SchemaChangeTests {
             COMMIT;
             """, on: path, log: log) == 0)
         #expect(await eventually {
-            captured.errors.contains { $0.contains(path) && $0.contains("v9-colors") && $0.contains("stopped following") }
+            captured.messages.contains { $0.contains(path) && $0.contains("v9-colors") && $0.contains("stopped following") }
         })
     }
 }

@@ -25,20 +25,13 @@ public final class HungServer: @unchecked Sendable {
     public init() throws {
         let listening = try LoopbackListener()
         port = listening.port
-        let descriptor = listening.descriptor
-        self.descriptor = descriptor
-        let listener = descriptor
-        Thread.detachNewThread { [weak self] in
-            while true {
-                let connection = accept(listener, nil, nil)
-                guard connection >= 0 else { return }
-                guard let self else { close(connection); return }
-                let kept = self.lock.withLock { (_: inout Void) -> Bool in
-                    if self.stopped { return false }
-                    self.accepted.append(connection)
-                    return true
-                }
-                if !kept { close(connection); return }
+        descriptor = listening.descriptor
+        listening.acceptEach { [weak self] connection in
+            guard let self else { return false }
+            return self.lock.withLock { (_: inout Void) -> Bool in
+                if self.stopped { return false }
+                self.accepted.append(connection)
+                return true
             }
         }
     }

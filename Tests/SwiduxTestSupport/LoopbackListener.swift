@@ -44,4 +44,26 @@ public struct LoopbackListener: Sendable {
 
     /// `http://127.0.0.1:<port>`.
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Accepts connections on a thread of its own and hands each to `take`, until `accept`
+    /// fails (the socket was shut down) or `take` returns false (that connection is closed
+    /// here); then `done` runs once.
+    ///
+    /// ```swift
+    /// listener.acceptEach { connection in
+    ///     Thread.detachNewThread { serve(connection) }
+    ///     return true
+    /// }
+    /// ```
+    public func acceptEach(_ take: @escaping @Sendable (Int32) -> Bool, done: @escaping @Sendable () -> Void = {}) {
+        let descriptor = descriptor
+        Thread.detachNewThread {
+            defer { done() }
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                guard take(connection) else { close(connection); return }
+            }
+        }
+    }
 }

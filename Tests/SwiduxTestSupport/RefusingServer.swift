@@ -30,15 +30,11 @@ public final class RefusingServer: @unchecked Sendable {
         self.message = message
         let listening = try LoopbackListener()
         port = listening.port
-        let descriptor = listening.descriptor
-        self.descriptor = descriptor
-        Thread.detachNewThread { [weak self] in
-            while true {
-                let connection = accept(descriptor, nil, nil)
-                guard connection >= 0 else { return }
-                guard let server = self else { close(connection); return }
-                Thread.detachNewThread { server.answer(connection) }
-            }
+        descriptor = listening.descriptor
+        listening.acceptEach { [weak self] connection in
+            guard let server = self else { return false }
+            Thread.detachNewThread { server.answer(connection) }
+            return true
         }
     }
 

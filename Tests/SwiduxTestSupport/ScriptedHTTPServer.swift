@@ -38,16 +38,15 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
         port = listening.port
         let descriptor = listening.descriptor
         self.descriptor = descriptor
-        Thread.detachNewThread { [weak self] in
-            while true {
-                let connection = accept(descriptor, nil, nil)
-                // Closed here, not by stop(): a descriptor closed under this thread could be
-                // reused by another test's socket before the next accept.
-                guard connection >= 0 else { close(descriptor); return }
-                guard let self, self.keep(connection) else { close(connection); close(descriptor); return }
-                Thread.detachNewThread { self.serve(connection, answer: answer) }
-            }
-        }
+        listening.acceptEach({ [weak self] connection in
+            guard let self, self.keep(connection) else { return false }
+            Thread.detachNewThread { self.serve(connection, answer: answer) }
+            return true
+        }, done: {
+            // Closed here, not by stop(): a descriptor closed under the accepting thread could
+            // be reused by another test's socket before its next accept.
+            close(descriptor)
+        })
     }
 
     /// `http://127.0.0.1:<port>`.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import SwiduxTestSupport
 @testable import Swidux
 
 struct Row: Identifiable, Equatable, Sendable {
@@ -260,7 +261,7 @@ struct PersistenceHardeningTests {
 
     @Test func aFinalFlushThatFailsIsReportedNotSilent() async {
         let table = PositionTable<Row>()
-        let sink = LogSink()
+        let sink = CapturedLog()
         let failures = Recorder<PersistenceWriteFailure>()
         do {
             let persistence = PersistenceMiddleware<RowsState>(

@@ -1,6 +1,7 @@
 import Clocks
 import Logging
 import Testing
+import SwiduxTestSupport
 @testable import Swidux
 
 struct Tag: Identifiable, Equatable, Sendable { let id: Int; var name: String }
@@ -183,7 +184,7 @@ struct PersistenceMiddlewareTests {
     }
 
     @Test func failingWriterKeepsItsBatchRetriesWithBackoffAndConverges() async throws {
-        let sink = LogSink()
+        let sink = CapturedLog()
         let h = NotesHarness(logger: Logger(label: "test") { _ in sink })
         let failures = Recorder<String>()
         h.persistence.onError = { failures.append("\($0.writer)#\($0.attempt)") }
@@ -218,7 +219,7 @@ struct PersistenceMiddlewareTests {
     }
 
     @Test func dispatchLoopIsWarnedAboutNotHung() async {
-        let sink = LogSink()
+        let sink = CapturedLog()
         let h = NotesHarness(logger: Logger(label: "test") { _ in sink })
         h.persistence.loopWarningThreshold = 5
         for i in 0..<20 { h.store.send(.addNote(i, "x", tag: nil)) }

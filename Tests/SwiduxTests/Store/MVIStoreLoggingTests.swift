@@ -1,5 +1,6 @@
 import Logging
 import Testing
+import SwiduxTestSupport
 @testable import Swidux
 
 /// `MVIStore` never loses an effect's error silently: by default it is logged, as `Store` does.
@@ -9,7 +10,7 @@ struct MVIStoreLoggingTests {
     struct Offline: Error, CustomStringConvertible { var description: String { "offline" } }
 
     @Test func anUnhandledEffectErrorIsLoggedByDefault() async {
-        let sink = LogSink()
+        let sink = CapturedLog()
         let store = MVIStore<Int, Int, Int>(
             initial: 0,
             reduceIntent: { _, _ in .run { () async throws -> Int in throw Offline() } },

@@ -1,5 +1,6 @@
 import Logging
 import Testing
+import SwiduxTestSupport
 @testable import Swidux
 
 final class RecordingMiddleware: Middleware {
@@ -35,7 +36,7 @@ struct StoreTests {
     }
 
     @Test func loggingMiddlewareLogsActions() {
-        let sink = LogSink()
+        let sink = CapturedLog()
         let logger = Logger(label: "test") { _ in sink }
         let store = Store(initialState: 0, reducer: adder, environment: (),
                           middleware: [LoggingMiddleware<Int, Int>(logger: logger, level: .info)])
@@ -114,20 +115,6 @@ struct StoreTests {
         await store.send(4).finish()
         #expect(await events.next() == 40)
         #expect(store.state == 4)   // the event is not state
-    }
-}
-
-final class LogSink: LogHandler, @unchecked Sendable {
-    private let stored = LockedValue<[String]>([])
-    var messages: [String] { stored.withLock { $0 } }
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        stored.withLock { $0.append("\(event.message)") }
     }
 }
 
