@@ -164,10 +164,16 @@ let package = Package(
 // or CLI, so neither SwiftNIO nor BoringSSL. .ci/run's address-sanitizer build uses it: the
 // unsafe code it checks (the entity storage, the undo history) lives in these libraries, and
 // the rest would more than double that instrumented build on a small machine.
-if Context.environment["SWIDUX_LIBRARIES_ONLY"] == "1" {
-    let libraries: Set<String> = ["Swidux", "SwiduxSQLite", "SwiduxTesting", "SwiduxSyncWire"]
+// `SWIDUX_LIBRARIES_ONLY=sync` keeps the sync client and its tests as well (with SwiftNIO),
+// still without the apps and the CLI: .ci/run's thread-sanitizer build, whose concurrency
+// checks matter most in the sync client, and which runs no app test.
+let librariesOnly = Context.environment["SWIDUX_LIBRARIES_ONLY"]
+if librariesOnly == "1" || librariesOnly == "sync" {
+    let withSync = librariesOnly == "sync"
+    let libraries = Set(["Swidux", "SwiduxSQLite", "SwiduxTesting", "SwiduxSyncWire"] + (withSync ? ["SwiduxSync"] : []))
     let kept = libraries.union(["SwiduxTestSupport", "swidux-crash-writer", "SwiduxTests", "SwiduxSQLiteTests", "SwiduxTestingTests", "QuickStartTests"])
-    let unused = ["swift-argument-parser", "async-http-client", "swift-nio", "swift-nio-ssl"]
+        .union(withSync ? ["SwiduxSyncTests"] : [])
+    let unused = ["swift-argument-parser"] + (withSync ? [] : ["async-http-client", "swift-nio", "swift-nio-ssl"])
     package.products.removeAll { !libraries.contains($0.name) }
     package.targets.removeAll { !kept.contains($0.name) }
     package.dependencies.removeAll { dependency in
