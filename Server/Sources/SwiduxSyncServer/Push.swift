@@ -349,10 +349,10 @@ enum Push {
             copied = try await RowCopy.insert(written, space: space, connection: connection, logger: logger)
         }
         // Else one statement: a version for each written row (`v`, materialized: nextval runs
-        // once a row); the merged rows updated in place (an upsert locks each row before
-        // updating it: one more write a row, and its conflict check a second index search),
-        // the others upserted; and the versions in the rows' order, as one array (a row
-        // answered per version was a tenth of the server's time in a large push).
+        // once a row); the merged rows updated in place (they were just read: no conflict
+        // check, and no row lock before the update, which an upsert takes), the others
+        // upserted; and the versions in the rows' order, as one array (as ``RowCopy`` takes
+        // them: a row answered per version was a tenth of the server's CPU in a first push).
         var versions = copied ?? []
         if !written.isEmpty, copied == nil {
             let rows = try await connection.query("""
