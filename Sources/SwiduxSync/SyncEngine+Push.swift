@@ -139,7 +139,13 @@ extension SyncEngine {
             // A server that merges updates by column gets only an update's changed columns;
             // an older one, whole rows.
             let merges = try self.serverMerges(db)
-            let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid, op, seq FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? ORDER BY seq",
+            // Each entry with its row's version, in the same pass (a look-up statement per row
+            // was 6 % of the client's time in a push of updates); none for a never-synced file.
+            let entries = try Row.fetchCursor(db, sql: anyVersion ? """
+                SELECT o.tbl, o.rid, o.op, o.seq, v.version FROM \(SyncSchema.outbox) o
+                LEFT JOIN \(SyncSchema.version) v ON v.tbl = o.tbl AND v.rid = o.rid
+                WHERE o.seq > ? AND o.seq <= ? ORDER BY o.seq
+                """ : "SELECT tbl, rid, op, seq, NULL FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? ORDER BY seq",
                                               arguments: [scanAfter, mark])
             // Entries before `scanAfter` are left: some may be of rows in flight.
             var leftInFlight = scanAfter > 0
@@ -165,17 +171,23 @@ extension SyncEngine {
                 // read (a first push, every row inserted, reads none).
                 let first: String = entry[2]
                 var kind = SyncChange.Kind.delete
-                let baseVersion = anyVersion && sequence > unversionedThrough ? try self.baseVersion(key, db) : nil
+                let baseVersion: Int64? = sequence > unversionedThrough ? entry[4] : nil
                 // An update of a row the server has: only the columns its entries name (none
                 // unnamed: an entry of an older outbox, or of a table whose columns changed).
                 var changedColumns: Set<String>?
                 if first == "U" {
-                    let folded = try Row.fetchAll(operations, arguments: [key.table, key.id, mark])
-                    kind = Self.fold(folded.map { $0[0] as String })
+                    // Read in place: no `Row` copied per entry (a push of updates reads one per row).
+                    var folded: [String] = [], columnLists: [String?] = []
+                    let cursor = try Row.fetchCursor(operations, arguments: [key.table, key.id, mark])
+                    while let entry = try cursor.next() {
+                        folded.append(entry[0])
+                        columnLists.append(entry[1])
+                    }
+                    kind = Self.fold(folded)
                     if kind == .update, merges, baseVersion != nil {
                         changedColumns = []
-                        for entry in folded {
-                            guard let cols = entry[1] as String? else {
+                        for cols in columnLists {
+                            guard let cols else {
                                 changedColumns = nil
                                 break
                             }

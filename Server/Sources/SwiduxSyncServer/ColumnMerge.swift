@@ -45,11 +45,24 @@ enum ColumnMerge {
         let conflicts: [Conflict]
     }
 
-    /// A member of a JSON object: its name's UTF-8 and its value's bytes.
+    /// A member of a JSON object: its name and where its value's bytes are in the object's
+    /// text. Names are compared by their UTF-8 (``Bytewise``); a row's handful of
+    /// columns is searched linearly (hashing names, and an array per name, were most of a
+    /// merge's time), a wide row through a dictionary.
     private struct Member {
-        let name: [UInt8]
-        let value: ArraySlice<UInt8>
+        let name: String
+        let value: Range<Int>
     }
+
+    /// The writer of a column, as `meta` records it.
+    private struct Writer {
+        let name: String
+        var version: Int64
+        var client: Int64
+    }
+
+    /// Up to this many columns, a linear search; above, a dictionary.
+    private static let linearColumns = 32
 
     /// Merges `pushed` (an update's columns) into `stored` (the live row's columns, written at
     /// `rowVersion`, with its `meta`) for a push of `client` based on `baseVersion`.
@@ -57,90 +70,149 @@ enum ColumnMerge {
     /// - Throws: when the stored JSON cannot be read (never for what the server stored).
     static func merge(stored: String, meta: String?, rowVersion: Int64, pushed: String, baseVersion: Int64?,
                       client: Int64) throws -> Result {
-        let storedBytes = Array(stored.utf8), pushedBytes = Array(pushed.utf8)
-        var members = try Self.members(storedBytes)
+        var stored = stored, pushed = pushed
+        return try stored.withUTF8 { storedBytes in
+            try pushed.withUTF8 { pushedBytes in
+                try merge(stored: UnsafeRawBufferPointer(storedBytes), meta: meta, rowVersion: rowVersion,
+                          pushed: UnsafeRawBufferPointer(pushedBytes), baseVersion: baseVersion, client: client)
+            }
+        }
+    }
+
+    private static func merge(stored storedBytes: UnsafeRawBufferPointer, meta: String?, rowVersion: Int64,
+                              pushed pushedBytes: UnsafeRawBufferPointer, baseVersion: Int64?, client: Int64) throws -> Result {
+        // Each member's value is either the stored text's (`fromPush` false) or the pushed one's.
+        var members = try Self.members(storedBytes).map { (member: $0, fromPush: false) }
         let updates = try Self.members(pushedBytes)
-        var writers = try meta.map { try Self.writers(Array($0.utf8), rowVersion: rowVersion) } ?? [:]
-        var places: [[UInt8]: Int] = [:]
-        places.reserveCapacity(members.count)
-        for (index, member) in members.enumerated() { places[member.name] = index }
+        var writers = try meta.map { try Self.writers($0, rowVersion: rowVersion) } ?? []
+        // Only for a wide row: the members' and the writers' places by name.
+        var places: [Name: Int]?
+        var writerPlaces: [Name: Int]?
+        if members.count + updates.count > linearColumns || writers.count > linearColumns {
+            var memberIndex: [Name: Int] = [:], writerIndex: [Name: Int] = [:]
+            for (index, member) in members.enumerated() { memberIndex[Name(member.member.name)] = index }
+            for (index, writer) in writers.enumerated() { writerIndex[Name(writer.name)] = index }
+            places = memberIndex
+            writerPlaces = writerIndex
+        }
+        func place(of name: String) -> Int? {
+            if let places { return places[Name(name)] }
+            return members.lastIndex { Bytewise.equal($0.member.name, name) }
+        }
+        func writerPlace(of name: String) -> Int? {
+            if let writerPlaces { return writerPlaces[Name(name)] }
+            return writers.lastIndex { Bytewise.equal($0.name, name) }
+        }
         let base = baseVersion ?? 0
         var conflicts: [Conflict] = []
         for update in updates {
-            if let place = places[update.name] {
-                let old = members[place].value
-                if old != update.value, let writer = writers[update.name], writer.version > base, writer.client != client {
-                    conflicts.append(Conflict(column: String(decoding: update.name, as: UTF8.self),
-                                              kept: String(decoding: update.value, as: UTF8.self),
-                                              replaced: String(decoding: old, as: UTF8.self),
-                                              replacedClient: writer.client, replacedVersion: writer.version))
+            let writer = writerPlace(of: update.name)
+            if let place = place(of: update.name) {
+                let old = members[place]
+                let oldValue = old.fromPush ? pushedBytes[old.member.value] : storedBytes[old.member.value]
+                if let writer, writers[writer].version > base, writers[writer].client != client,
+                   !oldValue.elementsEqual(pushedBytes[update.value]) {
+                    conflicts.append(Conflict(column: update.name,
+                                              kept: String(decoding: pushedBytes[update.value], as: UTF8.self),
+                                              replaced: String(decoding: oldValue, as: UTF8.self),
+                                              replacedClient: writers[writer].client, replacedVersion: writers[writer].version))
                 }
-                members[place] = update
+                members[place] = (update, true)
             } else {
-                places[update.name] = members.count
-                members.append(update)
+                places?[Name(update.name)] = members.count
+                members.append((update, true))
             }
-            writers[update.name] = (0, client)
+            if let writer {
+                writers[writer].version = 0
+                writers[writer].client = client
+            } else {
+                writerPlaces?[Name(update.name)] = writers.count
+                writers.append(Writer(name: update.name, version: 0, client: client))
+            }
         }
         var json = WireWriter()
         json.output.reserveCapacity(storedBytes.count + pushedBytes.count)
         json.raw("{")
         for (index, member) in members.enumerated() {
             if index > 0 { json.raw(",") }
-            json.string(utf8: member.name)
+            json.string(member.member.name)
             json.raw(":")
-            json.output.append(contentsOf: member.value)
+            json.output.append(contentsOf: member.fromPush ? pushedBytes[member.member.value] : storedBytes[member.member.value])
         }
         json.raw("}")
-        // The meta in the columns' order, then any column the row no longer has.
+        // The meta in the columns' order, then any column the row no longer has (by name).
         var text = WireWriter()
+        text.output.reserveCapacity(writers.count * 24 + 2)
         text.raw("{")
         var first = true
-        func append(_ name: [UInt8], _ writer: (version: Int64, client: Int64)) {
+        func append(_ writer: Writer) {
             if !first { text.raw(",") }
             first = false
-            text.string(utf8: name)
+            text.string(writer.name)
             text.raw(":[")
             text.integer(writer.version)
             text.raw(",")
             text.integer(writer.client)
             text.raw("]")
         }
+        var written = [Bool](repeating: false, count: writers.count)
         for member in members {
-            if let writer = writers.removeValue(forKey: member.name) { append(member.name, writer) }
+            if let writer = writerPlace(of: member.member.name), !written[writer] {
+                written[writer] = true
+                append(writers[writer])
+            }
         }
-        for (name, writer) in writers.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) { append(name, writer) }
+        if written.contains(false) {
+            for (writer, _) in zip(writers, written).filter({ !$0.1 }).sorted(by: { Bytewise.less($0.0.name, $1.0.name) }) {
+                append(writer)
+            }
+        }
         text.raw("}")
         return Result(columns: String(decoding: json.output, as: UTF8.self), meta: String(decoding: text.output, as: UTF8.self),
                       conflicts: conflicts)
     }
 
-    /// The members of a JSON object, each value's bytes as they are.
-    private static func members(_ bytes: [UInt8]) throws -> [Member] {
-        try bytes.withUnsafeBytes { buffer in
-            var scanner = WireReader(buffer)
-            var members: [Member] = []
-            try scanner.object { reader, name in
-                _ = reader.peek()
-                let start = reader.offset
-                try reader.skipValue()
-                members.append(Member(name: Array(name.utf8), value: bytes[start..<reader.offset]))
-            }
-            try scanner.end()
-            return members
+    /// A name as a dictionary key, hashed and compared by its UTF-8 (``Bytewise``).
+    private struct Name: Hashable {
+        let text: String
+        init(_ text: String) { self.text = text }
+        static func == (a: Name, b: Name) -> Bool { Bytewise.equal(a.text, b.text) }
+        func hash(into hasher: inout Hasher) { Bytewise.hash(text, into: &hasher) }
+    }
+
+    /// The members of a JSON object, each value's place in `bytes`.
+    private static func members(_ bytes: UnsafeRawBufferPointer) throws -> [Member] {
+        var scanner = WireReader(bytes)
+        var members: [Member] = []
+        members.reserveCapacity(8)
+        try scanner.object { reader, name in
+            _ = reader.peek()
+            let start = reader.offset
+            try reader.skipValue()
+            members.append(Member(name: name, value: start..<reader.offset))
         }
+        try scanner.end()
+        return members
     }
 
     /// A `meta` text's writers, the version `0` read as `rowVersion`.
-    private static func writers(_ bytes: [UInt8], rowVersion: Int64) throws -> [[UInt8]: (version: Int64, client: Int64)] {
-        try bytes.withUnsafeBytes { buffer in
-            var scanner = WireReader(buffer)
-            var writers: [[UInt8]: (version: Int64, client: Int64)] = [:]
+    private static func writers(_ meta: String, rowVersion: Int64) throws -> [Writer] {
+        var meta = meta
+        return try meta.withUTF8 { bytes in
+            var scanner = WireReader(UnsafeRawBufferPointer(bytes))
+            var writers: [Writer] = []
+            writers.reserveCapacity(4)
             try scanner.object { reader, name in
-                var pair: [Int64] = []
-                try reader.array { pair.append(try $0.integer()) }
-                guard pair.count == 2 else { throw reader.failure("a meta entry of \(pair.count) numbers") }
-                writers[Array(name.utf8)] = (pair[0] == 0 ? rowVersion : pair[0], pair[1])
+                var pair: (Int64, Int64) = (0, 0)
+                var count = 0
+                try reader.array {
+                    let value = try $0.integer()
+                    if count == 0 { pair.0 = value } else { pair.1 = value }
+                    count += 1
+                }
+                guard count == 2 else { throw reader.failure("a meta entry of \(count) numbers") }
+                // The server writes each name once (were one twice, the searches take the last).
+                writers.append(Writer(name: name, version: pair.0 == 0 ? rowVersion : pair.0, client: pair.1))
             }
             try scanner.end()
             return writers

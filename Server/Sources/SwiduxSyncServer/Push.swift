@@ -58,7 +58,6 @@ enum Push {
             self.columnsJSON = columnsJSON
         }
 
-        fileprivate var key: RowKey { RowKey(table: table, rid: rid) }
     }
 
     /// A row of the space: its table and ``SwiduxSyncWire/SyncValue/key``, compared byte
@@ -252,24 +251,43 @@ enum Push {
 
     /// Applies one mutation's changes with two bulk statements: the current state of the
     /// rows updates and deletes touch (an update's live row with its columns and `meta`),
-    /// then one upsert of every row written (with their new versions) — and a third when an
-    /// update replaced values it had not seen (``ColumnMerge``): the conflicts.
+    /// then one statement writing every row (with their new versions): merged rows updated in
+    /// place, the others upserted — and a third when an update replaced values it had not
+    /// seen (``ColumnMerge``): the conflicts.
     private static func applyMutation(_ changes: [Prepared], copying: Bool, space: Int64, client: Int64, clientID: String,
                                       connection: PostgresConnection, logger: Logger) async throws -> ([PushAnswer.Result], Bool) {
         struct Existing { let version: Int64; let deleted: Bool; let columns: String?; let meta: String? }
-        var existing: [RowKey: Existing] = [:]
-        let looked = changes.filter { $0.kind != .insert }
+        // Each change's stored row, by the change's place. The rows are answered by their
+        // place in the look-up, not by their table and id (no strings to make and hash per
+        // row), and as one row of arrays (PostgresNIO handles each row of an answer at a
+        // cost, as ``RowCopy`` found for versions). A text `''` is no text: a row's columns
+        // are a JSON object, its `meta` never empty.
+        var existing = [Existing?](repeating: nil, count: changes.count)
+        let looked = changes.indices.filter { changes[$0].kind != .insert }
         if !looked.isEmpty {
             let rows = try await connection.query("""
-                SELECT r.tbl, r.rid, r.version, r.deleted, CASE WHEN u.merge AND NOT r.deleted THEN r.columns::text END,
-                       CASE WHEN u.merge THEN r.meta END
+                SELECT array_agg(u.n), array_agg(r.version), array_agg(r.deleted),
+                       array_agg(coalesce(CASE WHEN u.merge AND NOT r.deleted THEN r.columns::text END, '')),
+                       array_agg(coalesce(CASE WHEN u.merge THEN r.meta END, ''))
                 FROM sync_rows r
-                JOIN unnest(\(looked.map(\.table)), \(looked.map(\.rid)), \(looked.map { $0.kind == .update }))
-                     AS u(tbl, rid, merge) ON r.tbl = u.tbl AND r.rid = u.rid
+                JOIN unnest(\(looked.map { changes[$0].table }), \(looked.map { changes[$0].rid }),
+                            \(looked.map { changes[$0].kind == .update }))
+                     WITH ORDINALITY AS u(tbl, rid, merge, n) ON r.tbl = u.tbl AND r.rid = u.rid
                 WHERE r.space = \(space)
                 """, logger: logger)
-            for try await (table, rid, version, deleted, columns, meta) in rows.decode((String, String, Int64, Bool, String?, String?).self) {
-                existing[RowKey(table: table, rid: rid)] = Existing(version: version, deleted: deleted, columns: columns, meta: meta)
+            for try await (places, versions, deleted, columns, metas)
+                in rows.decode(([Int64]?, [Int64]?, [Bool]?, [String]?, [String]?).self) {
+                guard let places, let versions, let deleted, let columns, let metas else { continue }
+                guard versions.count == places.count, deleted.count == places.count, columns.count == places.count,
+                      metas.count == places.count else {
+                    throw SyncServerError("the look-up answered arrays of different lengths")
+                }
+                for (index, n) in places.enumerated() {
+                    guard n >= 1, n <= looked.count else { throw SyncServerError("the look-up answered row \(n) of \(looked.count)") }
+                    existing[looked[Int(n) - 1]] = Existing(version: versions[index], deleted: deleted[index],
+                                                            columns: columns[index].isEmpty ? nil : columns[index],
+                                                            meta: metas[index].isEmpty ? nil : metas[index])
+                }
             }
         }
 
@@ -277,8 +295,7 @@ enum Push {
         // columns may have changed: the answer carries the merged row). Not for an update
         // without a base (a client that pushes every column it has).
         enum Outcome { case write, merge(ColumnMerge.Result, newer: Bool), refused(Int64), unchanged(Int64) }
-        let outcomes: [Outcome] = try changes.map { prepared in
-            let current = existing[prepared.key]
+        let outcomes: [Outcome] = try zip(changes, existing).map { prepared, current in
             switch prepared.kind {
             case .insert: return .write
             case .update:
@@ -299,11 +316,13 @@ enum Push {
             }
         }
 
-        // The rows written, and the columns and `meta` each is written with.
-        var written: [Prepared] = [], writtenColumns: [String] = [], writtenMeta: [String] = []
+        // The rows written, the columns and `meta` each is written with, and whether it is
+        // merged into its stored row (which is then updated in place).
+        var written: [Prepared] = [], writtenColumns: [String] = [], writtenMeta: [String] = [], writtenMerged: [Bool] = []
         written.reserveCapacity(changes.count)
         writtenColumns.reserveCapacity(changes.count)
         writtenMeta.reserveCapacity(changes.count)
+        writtenMerged.reserveCapacity(changes.count)
         var anyMerge = false
         for (prepared, outcome) in zip(changes, outcomes) {
             switch outcome {
@@ -311,10 +330,12 @@ enum Push {
                 written.append(prepared)
                 writtenColumns.append(prepared.columnsJSON)
                 writtenMeta.append("")
+                writtenMerged.append(false)
             case .merge(let merged, _):
                 written.append(prepared)
                 writtenColumns.append(merged.columns)
                 writtenMeta.append(merged.meta)
+                writtenMerged.append(true)
                 anyMerge = true
             case .refused, .unchanged:
                 break
@@ -323,35 +344,40 @@ enum Push {
         // A large mutation of rows the space does not hold yet (a first push): COPY (``RowCopy``).
         // One of its inserts being a known row after all throws ``RowCopy/KnownRow``.
         var copied: [Int64]?
-        if copying, !anyMerge, written.count >= RowCopy.minimumRows, written.allSatisfy({ $0.kind == .insert || existing[$0.key] == nil }) {
+        if copying, !anyMerge, written.count >= RowCopy.minimumRows,
+           zip(changes, existing).allSatisfy({ $0.kind == .insert || $1 == nil }) {
             copied = try await RowCopy.insert(written, space: space, connection: connection, logger: logger)
         }
         // Else one statement: a version for each written row (`v`, materialized: nextval runs
-        // once a row), the upsert, and the versions by the rows' places in `written`.
-        var versions = copied ?? [Int64](repeating: 0, count: written.count)
+        // once a row); the merged rows updated in place (they were just read: no conflict
+        // check, and no row lock before the update, which an upsert takes), the others
+        // upserted; and the versions in the rows' order, as one array (as ``RowCopy`` takes
+        // them: a row answered per version was a tenth of the server's CPU in a first push).
+        var versions = copied ?? []
         if !written.isEmpty, copied == nil {
             let rows = try await connection.query("""
                 WITH v AS MATERIALIZED (
                     SELECT u.*, nextval('sync_version') AS version
                     FROM unnest(\(written.map(\.table)), \(written.map(\.rid)), \(written.map(\.idJSON)),
-                                \(written.map { $0.kind == .delete }), \(writtenColumns), \(writtenMeta))
-                         WITH ORDINALITY AS u(tbl, rid, id, deleted, columns, meta, n)
+                                \(written.map { $0.kind == .delete }), \(writtenColumns), \(writtenMeta), \(writtenMerged))
+                         WITH ORDINALITY AS u(tbl, rid, id, deleted, columns, meta, merged, n)
+                ), updated AS (
+                    UPDATE sync_rows r SET version = v.version, columns = v.columns::json, meta = v.meta
+                    FROM v WHERE v.merged AND r.space = \(space) AND r.tbl = v.tbl AND r.rid = v.rid
                 ), written AS (
                     INSERT INTO sync_rows (space, tbl, rid, id, version, deleted, columns, meta)
-                    SELECT \(space), v.tbl, v.rid, v.id::json, v.version, v.deleted, NULLIF(v.columns, '')::json, NULLIF(v.meta, '') FROM v
+                    SELECT \(space), v.tbl, v.rid, v.id::json, v.version, v.deleted, NULLIF(v.columns, '')::json, NULLIF(v.meta, '')
+                    FROM v WHERE NOT v.merged
                     ON CONFLICT (space, tbl, rid) DO UPDATE
                     SET id = excluded.id, version = excluded.version, deleted = excluded.deleted, columns = excluded.columns,
                         meta = excluded.meta
                 )
-                SELECT n, version FROM v
+                SELECT array_agg(version ORDER BY n) FROM v
                 """, logger: logger)
-            var count = 0
-            for try await (n, version) in rows.decode((Int64, Int64).self) {
-                guard n >= 1, n <= written.count else { throw SyncServerError("the upsert answered row \(n) of \(written.count)") }
-                versions[Int(n) - 1] = version
-                count += 1
+            for try await row in rows { versions = try row.decode([Int64].self) }
+            guard versions.count == written.count else {
+                throw SyncServerError("the upsert answered \(versions.count) versions for \(written.count) rows")
             }
-            guard count == written.count else { throw SyncServerError("the upsert answered \(count) versions for \(written.count) rows") }
         }
 
         var next = versions.makeIterator()
