@@ -77,6 +77,14 @@ let package = Package(
             dependencies: ["BenchmarkSupport", .product(name: "Swidux", package: "Swidux")],
             path: "Sources/RecordingProfile"
         ),
+        // A send with undo on or off under a profiler (instructions per send):
+        // `swift build -c release --product UndoProfile`, then
+        // `valgrind --tool=callgrind .build/release/UndoProfile on 5000` (Benchmarks/README.md).
+        .executableTarget(
+            name: "UndoProfile",
+            dependencies: ["BenchmarkSupport", .product(name: "Swidux", package: "Swidux")],
+            path: "Sources/UndoProfile"
+        ),
         // Runs the release `todos` executable of the main package (build it first).
         benchmark("TodosKeys", [.product(name: "GRDB", package: "GRDB.swift")]),
     ],

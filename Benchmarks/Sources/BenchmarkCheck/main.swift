@@ -44,7 +44,7 @@ let checks: [RatioCheck] = [
     RatioCheck(name: "EntityStore ÷ Dictionary, modify 10k", target: 2, missedAt: nil, better: .smaller) {
         entityStoreRatio("modify")
     },
-    RatioCheck(name: "undo on ÷ off, send at 100k entities", target: 2, missedAt: 3.2, better: .smaller) {
+    RatioCheck(name: "undo on ÷ off, send at 100k entities", target: 2, missedAt: 2.5, better: .smaller) {
         let r = measureUndoTime(small: 1_000, large: 100_000, sendsPerSample: 1_000, rounds: 7 * scale)
         return r.on100k / r.off100k
     },

@@ -59,6 +59,8 @@ extension EntityStore {
             @usableFromInline var compactionWork: Int
             /// The writer watching this storage (see `ReleaseWatch`); not copied.
             @usableFromInline var releaseWatch: ReleaseWatch?
+            /// The other writers watching it (writers of the same store), usually none.
+            @usableFromInline var otherReleaseWatches: [ReleaseWatch]?
 
             @inlinable
             init() {
@@ -71,6 +73,7 @@ extension EntityStore {
                 compactionCount = 0
                 compactionWork = 0
                 releaseWatch = nil
+                otherReleaseWatches = nil
             }
         }
 
@@ -135,8 +138,12 @@ extension EntityStore {
 
         @inlinable
         deinit {
+            // Every watch is told: each holds this storage unretained until then.
             if let watch = fields.pointee.releaseWatch {
                 watch.released(ObjectIdentifier(self), slots: fields.pointee.slots)
+            }
+            if let others = fields.pointee.otherReleaseWatches {
+                for watch in others { watch.released(ObjectIdentifier(self), slots: fields.pointee.slots) }
             }
             fields.deinitialize(count: 1)
             fields.deallocate()

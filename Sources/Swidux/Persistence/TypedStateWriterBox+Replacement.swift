@@ -19,12 +19,10 @@ extension TypedStateWriterBox {
             return adopt(&store)
         }
         let previous: [Entity?]?
-        if let storage = fields.pointee.drainedStorage {
-            // The very storage drained last: the same contents.
-            if storage === store.storage { return adopt(&store) }
-            previous = storage.slots
-        } else {
-            previous = releaseWatch.take()
+        switch releaseWatch.watchedContents(current: store.storage) {
+        case .same: return adopt(&store)   // the very storage drained last: the same contents
+        case .slots(let slots): previous = slots
+        case .gone: previous = nil
         }
         var orderDirty = pendingOrder != nil || inFlight?.order != nil
         if let previous {
@@ -69,6 +67,5 @@ extension TypedStateWriterBox {
     @usableFromInline
     nonisolated func watch(_ storage: EntityStore<Entity>.Storage) {
         releaseWatch.watch(storage)
-        fields.pointee.drainedStorage = storage
     }
 }

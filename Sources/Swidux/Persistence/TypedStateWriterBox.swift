@@ -35,8 +35,6 @@ final class TypedStateWriterBox<State, Entity: Identifiable & Equatable & Sendab
         /// before the first; the next one is `lastMark + 1`, unique to this writer.
         @usableFromInline var drainMark: UInt64 = 0
         @usableFromInline var lastMark: UInt64
-        /// The storage of the store last drained, while something else holds it.
-        @usableFromInline weak var drainedStorage: EntityStore<Entity>.Storage?
         @inlinable init() { lastMark = ChangeFingerprint.next().raw << 32 }
     }
     /// Only used on the main actor. The members that the drain uses are `nonisolated` so

@@ -152,7 +152,9 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     mutating func finishStep(_ storage: EntityStore<Entity>.Storage, mayHoldUnchanged: Bool) {
         var dropped = false
         for index in touches.indices {
-            let now = Self.current(touches[index], in: storage)
+            // The id and slot read alone: passing the touch would copy it (its previous value
+            // and all), only to destroy the copy.
+            let now = Self.current(id: touches[index].id, slot: touches[index].slot, in: storage)
             if mayHoldUnchanged, now == touches[index].previous { dropped = true }
             touches[index].after = now
         }
@@ -190,11 +192,11 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     /// The touched entity's value now: in its noted slot if it is still there (no hashing),
     /// else looked up by id.
     @inlinable
-    static func current(_ touch: Touch, in storage: EntityStore<Entity>.Storage) -> Entity? {
-        if touch.slot >= 0, touch.slot < storage.slots.count, let entity = storage.slots[touch.slot], entity.id == touch.id {
+    static func current(id: ID, slot: Int, in storage: EntityStore<Entity>.Storage) -> Entity? {
+        if slot >= 0, slot < storage.slots.count, let entity = storage.slots[slot], entity.id == id {
             return entity
         }
-        return storage.entity(forID: touch.id)
+        return storage.entity(forID: id)
     }
 
     /// Ids the patch holds a value or a log entry for (for tests and diagnostics).

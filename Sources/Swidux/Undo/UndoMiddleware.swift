@@ -1,7 +1,6 @@
-import DequeModule
-
 /// Undo and redo: pass one to a ``Store`` as `undo:` and call ``Store/undo()`` /
-/// ``Store/redo()``; or use it standalone, with snapshots of a state you manage yourself.
+/// ``Store/redo()``. (A hand-written store, which runs its reducer itself, uses
+/// ``UndoSnapshotStack``.)
 ///
 /// **With a ``Store``** (the usual way), name the parts of the state that are undoable,
 /// with `recording:` — the key paths the app already names for its writers:
@@ -58,8 +57,10 @@ import DequeModule
 /// the state holds more than what undo should restore. In every mode an action whose net
 /// effect is nothing records no step.
 ///
-/// **Standalone** (the hand-written store pattern), the middleware is a snapshot stack: push
-/// the state before each undoable reduce, pop it to undo.
+/// **Standalone** (a hand-written store, with no ``Store``), use ``UndoSnapshotStack``, the
+/// stack of whole-state snapshots. The same calls on an `UndoMiddleware`
+/// (``willReduce(state:coalescing:)``, ``undo(current:)``, ``redo(current:)``) go to a
+/// snapshot stack it holds for that purpose, apart from the store's history:
 ///
 /// ```swift
 /// let undo = UndoMiddleware<AppState>(maxDepth: 50)
@@ -68,20 +69,18 @@ import DequeModule
 /// if let previous = undo.undo(current: state) { state = previous }
 /// ```
 ///
-/// - Complexity: standalone push, undo, redo and trimming to `maxDepth` are O(1) (each
-///   snapshot shares the state's storage until the state changes). With a store, recording
-///   a step is O(entities and fields the action changed); undoing or redoing it is
-///   O(entities it touched) for updates, O(*n*) to re-insert deleted entities at their
-///   place or to restore an order.
+/// - Complexity: with a store, recording a step is O(entities and fields the action
+///   changed); undoing or redoing it is O(entities it touched) for updates, O(*n*) to
+///   re-insert deleted entities at their place or to restore an order. Standalone, as
+///   ``UndoSnapshotStack``.
 @MainActor
 public final class UndoMiddleware<State> {
     /// The most undo steps kept; the oldest is dropped beyond it.
     public let maxDepth: Int
-    private var undoStack = Deque<State>()
-    private var redoStack: [State] = []
-    private var coalescingRun = false
-    /// The snapshot stacks were used (standalone): the store's checks of `canUndo`/`canRedo`
-    /// skip them otherwise (they are generic over the state: a metadata lookup each).
+    /// The standalone calls' history (a store never uses it).
+    private var snapshots: UndoSnapshotStack<State>
+    /// The snapshot stack was used (standalone): the store's checks of `canUndo`/`canRedo`
+    /// skip it otherwise (it is generic over the state: a metadata lookup each).
     private var usesSnapshots = false
     /// The parts of the state named undoable (empty: on a store, the persisted entity
     /// stores, or the whole state in snapshot mode when it persists nothing).
@@ -132,46 +131,51 @@ public final class UndoMiddleware<State> {
     private init(maxDepth: Int, paths: [UndoRecordedPath<State>]) {
         precondition(maxDepth > 0, "UndoMiddleware: maxDepth must be positive")
         self.maxDepth = maxDepth
+        snapshots = UndoSnapshotStack(maxDepth: maxDepth)
         recordedPaths = paths
         patchUndo = StatePatchRing(limit: maxDepth)
     }
 
-    /// Standalone (snapshot mode): records `state` (the state before a reduce) as an undo
-    /// step and clears redo.
-    /// With `coalescing`, consecutive coalescing calls form one step: only the first pushes.
+    /// Standalone: records `state` (the state before a reduce) as an undo step and clears
+    /// redo, as ``UndoSnapshotStack/willReduce(state:coalescing:)`` does. With `coalescing`,
+    /// consecutive coalescing calls form one step: only the first pushes.
+    ///
+    /// ```swift
+    /// undo.willReduce(state: state)
+    /// ```
     public func willReduce(state: State, coalescing: Bool = false) {
-        redoStack.removeAll()
-        if coalescing, coalescingRun, !undoStack.isEmpty { return }
-        coalescingRun = coalescing
-        push(state)
+        usesSnapshots = true
+        snapshots.willReduce(state: state, coalescing: coalescing)
     }
 
-    /// Standalone (snapshot mode): the state to go back to, or `nil` if there is none;
-    /// `current` becomes redoable.
+    /// Standalone: the state to go back to, or `nil` if there is none; `current` becomes
+    /// redoable (``UndoSnapshotStack/undo(current:)``).
+    ///
+    /// ```swift
+    /// if let previous = undo.undo(current: state) { state = previous }
+    /// ```
     public func undo(current: State) -> State? {
-        guard let previous = undoStack.popLast() else { return nil }
-        redoStack.append(current)
-        coalescingRun = false
-        return previous
+        snapshots.undo(current: current)
     }
 
-    /// Standalone (snapshot mode): the state to go forward to, or `nil` if there is none;
-    /// `current` becomes undoable.
+    /// Standalone: the state to go forward to, or `nil` if there is none; `current` becomes
+    /// undoable (``UndoSnapshotStack/redo(current:)``).
+    ///
+    /// ```swift
+    /// if let next = undo.redo(current: state) { state = next }
+    /// ```
     public func redo(current: State) -> State? {
-        guard let next = redoStack.popLast() else { return nil }
-        push(current)
-        coalescingRun = false
-        return next
+        snapshots.redo(current: current)
     }
 
     /// `true` when a step can be undone.
-    public var canUndo: Bool { !patchUndo.isEmpty || (usesSnapshots && !undoStack.isEmpty) }
+    public var canUndo: Bool { !patchUndo.isEmpty || (usesSnapshots && snapshots.canUndo) }
     /// `true` when a step can be redone.
-    public var canRedo: Bool { !patchRedo.isEmpty || (usesSnapshots && !redoStack.isEmpty) }
+    public var canRedo: Bool { !patchRedo.isEmpty || (usesSnapshots && snapshots.canRedo) }
     /// Number of undo steps held.
-    public var undoCount: Int { undoStack.count + patchUndo.count }
+    public var undoCount: Int { (usesSnapshots ? snapshots.undoCount : 0) + patchUndo.count }
     /// Number of redo steps held.
-    public var redoCount: Int { redoStack.count + patchRedo.count }
+    public var redoCount: Int { (usesSnapshots ? snapshots.redoCount : 0) + patchRedo.count }
 
     /// Forgets every step. A store using this history notifies the readers of its
     /// `canUndo` and `canRedo` (an Undo button disables itself).
@@ -180,9 +184,7 @@ public final class UndoMiddleware<State> {
     /// undo.removeAll()   // store.canUndo == false, observers notified
     /// ```
     public func removeAll() {
-        undoStack.removeAll()
-        redoStack.removeAll()
-        coalescingRun = false
+        if usesSnapshots { snapshots.removeAll() }
         patchUndo.removeAll()
         patchRedo.removeAll()
         patchCoalescingRun = false
@@ -248,9 +250,4 @@ public final class UndoMiddleware<State> {
         patchCoalescingRun = false
     }
 
-    private func push(_ state: State) {
-        usesSnapshots = true
-        undoStack.append(state)
-        if undoStack.count > maxDepth { undoStack.removeFirst() }
-    }
 }
