@@ -24,9 +24,9 @@ public struct SyncServerLimits: Sendable, Hashable {
     /// The most connections one client address may have open that have not yet made an
     /// authenticated request (`--max-connections-per-address`, default 64). A connection
     /// leaves its address's count once a request of it authenticates. A connection past the
-    /// limit is admitted on probation: closed at once if its first request carries no token,
-    /// closed if none of its requests authenticates within 2 s, and a request of it whose token
-    /// fails is answered 429 with `Retry-After`. So thousands of users behind one address (a
+    /// limit is admitted on probation: closed if no request head arrives within 2 s, closed at
+    /// once if its first request carries no token, and a request of it whose token fails is
+    /// answered 429 with `Retry-After` and closed. So thousands of users behind one address (a
     /// carrier's NAT) connect, while one address cannot hold connections without signing in.
     public var maxConnectionsPerAddress: Int
     /// The most requests (long polls included) one user may have in flight

@@ -52,7 +52,7 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout: Double = 30
     @Option(help: "Seconds a request's body may take to arrive in full after its head.")
     var requestTimeout: Double = 60
-    @Option(help: "The most connections one client address may have open that have not yet made an authenticated request; more are admitted on probation (closed unless their first request authenticates within 2 s).")
+    @Option(help: "The most connections one client address may have open that have not yet made an authenticated request; more are admitted on probation: closed without a request head within 2 s or a token in it, answered 429 and closed when the token is refused.")
     var maxConnectionsPerAddress = 64
     @Option(help: "The most requests (long polls included) one user (a JWT's subject, or an opaque token) may have in flight; more are answered 429 with Retry-After.")
     var maxRequestsPerUser = 64
