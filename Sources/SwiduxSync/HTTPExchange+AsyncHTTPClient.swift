@@ -47,11 +47,11 @@ struct HTTPExchange: Sendable {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    /// Sends one request; the status and the body, which is read as it arrives and refused
-    /// past `maxBodyBytes`. The whole exchange, body included, ends by `timeout`; cancelling
+    /// Sends one request; the status, the body, which is read as it arrives and refused
+    /// past `maxBodyBytes`, and the `Retry-After` header. The whole exchange, body included, ends by `timeout`; cancelling
     /// the calling task cancels it.
     func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?, timeout: Duration,
-              maxBodyBytes: Int) async throws -> (status: Int, body: Data) {
+              maxBodyBytes: Int) async throws -> (status: Int, body: Data, retryAfter: String?) {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -63,12 +63,12 @@ struct HTTPExchange: Sendable {
         request.tlsConfiguration = tls
         let prepared = request, client = Self.client, server = server
         // AsyncHTTPClient's deadline ends with the answer's head; the race bounds the body too.
-        return try await withThrowingTaskGroup(of: (status: Int, body: Data)?.self) { group in
+        return try await withThrowingTaskGroup(of: (status: Int, body: Data, retryAfter: String?)?.self) { group in
             group.addTask {
                 do {
                     let response = try await client.execute(prepared, deadline: .now() + TimeAmount(timeout))
                     let data = try await Self.read(response, maxBodyBytes: maxBodyBytes)
-                    return (Int(response.status.code), data)
+                    return (Int(response.status.code), data, response.headers.first(name: "retry-after"))
                 } catch let error as HTTPFailure {
                     throw SyncError.unreachable(server, underlying: error)
                 } catch {

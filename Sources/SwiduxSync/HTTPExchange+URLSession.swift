@@ -17,10 +17,11 @@ struct HTTPExchange: Sendable {
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
-    /// Sends one request; the status and the body (refused when longer than `maxBodyBytes`).
+    /// Sends one request; the status, the body (refused when longer than `maxBodyBytes`) and
+    /// the `Retry-After` header.
     /// Cancelling the calling task cancels it.
     func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?, timeout: Duration,
-              maxBodyBytes: Int) async throws -> (status: Int, body: Data) {
+              maxBodyBytes: Int) async throws -> (status: Int, body: Data, retryAfter: String?) {
         var request = URLRequest(url: url, timeoutInterval: Double(timeout.components.seconds) + 1)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -33,7 +34,8 @@ struct HTTPExchange: Sendable {
             throw SyncError.unreachable(server, underlying: error)
         }
         guard data.count <= maxBodyBytes else { throw SyncError.unreachable(server, underlying: HTTPFailure.tooLarge(maxBodyBytes)) }
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Retry-After"))
     }
 }
 

@@ -125,6 +125,14 @@ public actor SyncClient {
     /// - Throws: ``SyncError``; what was acknowledged and applied before stays.
     @discardableResult
     public func sync() async throws -> SyncReport {
+        do {
+            return try await syncRound()
+        } catch let busy as ServerBusy {
+            throw busy.syncError
+        }
+    }
+
+    private func syncRound() async throws -> SyncReport {
         var report = SyncReport()
         try local { try engine.checkSchema() }
         try await declareTables()
@@ -230,7 +238,8 @@ public actor SyncClient {
                 if machine.roundSucceeded(.push) == .reportRecovered { recovered("push") }
                 await database.waitForCommit(after: seen, timeout: Self.slowPoll)
             } catch {
-                guard await perform(machine.failed(.push, Self.failure(error), cancelled: Task.isCancelled), error, "push", woken) else { return }
+                let action = machine.failed(.push, Self.failure(error), cancelled: Task.isCancelled, jitter: Double.random(in: 0...1))
+                guard await perform(action, error, "push", woken) else { return }
             }
         }
     }
@@ -254,13 +263,16 @@ public actor SyncClient {
                 first = false
                 if machine.roundSucceeded(.pull) == .reportRecovered { recovered("pull") }
             } catch {
-                guard await perform(machine.failed(.pull, Self.failure(error), cancelled: Task.isCancelled), error, "pull", woken) else { return }
+                let action = machine.failed(.pull, Self.failure(error), cancelled: Task.isCancelled, jitter: Double.random(in: 0...1))
+                guard await perform(action, error, "pull", woken) else { return }
             }
         }
     }
 
     private static func failure(_ error: any Error) -> SyncStateMachine.Failure {
-        if case .unauthorized? = error as? SyncError { .unauthorized } else { .other }
+        if let busy = error as? ServerBusy { return .overLimit(retryAfter: busy.retryAfter) }
+        if case .unauthorized? = error as? SyncError { return .unauthorized }
+        return .other
     }
 
     /// Performs what the machine decided after a failed round; false: end the loop.
@@ -271,6 +283,10 @@ public actor SyncClient {
         case .retry(let delay):
             failed(error, what, delay)
             await network.waitForReturn(orFor: delay, unlessWokenSince: woken)
+        case .backOff(let delay):
+            failed(error, what, delay)
+            // The server asked for this wait: a wake-up does not end it, ``stop()`` (cancelling) does.
+            try? await Task.sleep(for: delay)
         case .waitForRetryNow(let announce):
             if announce {
                 // The server's reason tells an expired sign-in from a revoked token.
@@ -295,7 +311,7 @@ public actor SyncClient {
     static let slowPoll: Duration = .seconds(2)
 
     private func failed(_ error: any Error, _ what: String, _ delay: Duration) {
-        let syncError = error as? SyncError ?? .local(error)
+        let syncError = (error as? ServerBusy)?.syncError ?? error as? SyncError ?? .local(error)
         logger.error("Swidux sync: \(what) failed: \(syncError); retrying in \(delay)")
         continuation.yield(.failed(syncError, retryingIn: delay))
     }

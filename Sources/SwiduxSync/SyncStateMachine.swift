@@ -43,6 +43,10 @@ struct SyncStateMachine {
         /// Report the failure, wait `after` (any wake-up of the network watch ends it
         /// early), then try again.
         case retry(after: Duration)
+        /// The server refused the request as over one of its limits: report the failure and
+        /// wait `after` — at least what the server asked for — whatever wakes the network
+        /// watch meanwhile (only ``SyncClient/stop()`` ends it), then try again.
+        case backOff(after: Duration)
         /// The server refused the token: sending it again would be refused too. Wait for
         /// ``SyncClient/retryNow()``; `announce` is true for the first loop to learn it.
         case waitForRetryNow(announce: Bool)
@@ -53,6 +57,8 @@ struct SyncStateMachine {
     /// How a failure looked to the loop.
     enum Failure: Equatable {
         case unauthorized
+        /// 429: over one of the server's limits, with the wait its `Retry-After` asked for.
+        case overLimit(retryAfter: Duration?)
         case other
     }
 
@@ -139,7 +145,9 @@ struct SyncStateMachine {
         return failed ? .reportRecovered : .proceed
     }
 
-    mutating func failed(_ loop: Loop, _ failure: Failure, cancelled: Bool) -> FailureAction {
+    /// `jitter` (0 to 1, random in the client) lengthens the wait after a 429 by up to half,
+    /// so that the clients one server refused at once do not all come back at once.
+    mutating func failed(_ loop: Loop, _ failure: Failure, cancelled: Bool, jitter: Double = 0) -> FailureAction {
         if cancelled || !running { return .finish }
         if failure == .unauthorized {
             // The backoff starts over once the token is accepted again.
@@ -151,13 +159,21 @@ struct SyncStateMachine {
         let count = failures[loop, default: 0] + 1
         failures[loop] = count
         let delay = retry.delay(afterFailures: count)
-        return .retry(after: loop == .pull ? min(delay, pullRetryCap) : delay)
+        let backoff = loop == .pull ? min(delay, pullRetryCap) : delay
+        guard case .overLimit(let retryAfter) = failure else { return .retry(after: backoff) }
+        // What the server asked for, never less than a second (a "Retry-After: 0" must not
+        // make a tight loop); without it, the usual backoff.
+        let base = retryAfter.map { max($0, Self.shortestRetryAfter) } ?? backoff
+        return .backOff(after: base + base * (min(max(jitter, 0), 1) / 2))
     }
 
     /// Whether a loop waiting after a refused token keeps waiting.
     func keepsWaitingForToken(cancelled: Bool) -> Bool {
         tokenRefused && running && !cancelled
     }
+
+    /// The shortest wait after a 429 whose `Retry-After` asked for less.
+    static let shortestRetryAfter: Duration = .seconds(1)
 
     /// ``SyncClient/retryNow()``: a refused token is tried again.
     mutating func retryNow() {

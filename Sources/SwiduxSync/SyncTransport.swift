@@ -32,9 +32,9 @@ struct SyncTransport: Sendable {
         }
         var headers = [("Authorization", "Bearer \(token)")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        let status: Int, data: Data
+        let status: Int, data: Data, retryAfter: String?
         do {
-            (status, data) = try await exchange.send(method, url, headers: headers, body: body, timeout: .seconds(timeout),
+            (status, data, retryAfter) = try await exchange.send(method, url, headers: headers, body: body, timeout: .seconds(timeout),
                                                      maxBodyBytes: Self.maxAnswerBytes)
         } catch SyncError.unreachable(let url, let underlying) {
             watch?.unreachable()
@@ -49,6 +49,7 @@ struct SyncTransport: Sendable {
             // The server's reason tells an expired sign-in from a revoked token.
             if status == 401 { throw SyncError.unauthorized(String((body?.error ?? "").prefix(500))) }
             let message = body?.error ?? String(decoding: data.prefix(500), as: UTF8.self)
+            if status == 429 { throw ServerBusy(message: message, retryAfter: retryAfter.flatMap { ServerBusy.retryAfter($0) }) }
             if let code = body?.code { throw CodedRefusal(code: code, status: status, message: message) }
             throw SyncError.rejected(status: status, message: message)
         }

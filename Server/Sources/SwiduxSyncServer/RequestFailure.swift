@@ -6,6 +6,10 @@ struct RequestFailure: Error, CustomStringConvertible {
     let status: HTTPResponse.Status
     let description: String
     var code: SyncErrorBody.Code? = nil
+    /// What the answer's `Retry-After` says (whole seconds, rounded up); nil: no header.
+    var retryAfter: Duration? = nil
+    /// The answer says `Connection: close`.
+    var closes = false
 
     static func unauthorized(_ message: String) -> Self { .init(status: .unauthorized, description: message) }
     static func badRequest(_ message: String) -> Self { .init(status: .badRequest, description: message) }
@@ -13,7 +17,11 @@ struct RequestFailure: Error, CustomStringConvertible {
         .init(status: .conflict, description: message, code: code)
     }
     static let unavailable = Self(status: .serviceUnavailable,
-                                  description: "the database is unavailable (PostgreSQL does not answer); try again later")
+                                  description: "the database is unavailable (PostgreSQL does not answer); try again later",
+                                  retryAfter: .seconds(5))
+    static func tooManyRequests(_ message: String, retryAfter: Duration) -> Self {
+        .init(status: .tooManyRequests, description: message, retryAfter: retryAfter)
+    }
     static func contentTooLarge(_ message: String) -> Self { .init(status: .contentTooLarge, description: message) }
     static let tooLarge = Self(status: .contentTooLarge,
                                description: "the request body is larger than \(SyncProtocol.maxBodyBytes) bytes (SyncProtocol.maxBodyBytes)")

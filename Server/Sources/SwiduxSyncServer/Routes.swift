@@ -23,6 +23,15 @@ struct Routes: Sendable {
     /// The JWTs the server accepts (``JWTConfiguration``); nil: opaque tokens only.
     let users: JWTUsers?
     let metrics: SyncServerMetrics
+    /// Each connection's admission by its address (``ConnectionCounts``): a request that
+    /// authenticates takes its connection out of its address's count.
+    let connections: ConnectionCounts
+    /// The requests in flight per user and per space (``RequestLimits``).
+    let requestLimits: RequestLimits
+    /// What an over-limit answer's `Retry-After` says (``SyncServerLimits/retryAfter``).
+    let retryAfter: Duration
+    /// The request's connection, in each request's copy of the routes.
+    var connection: ObjectIdentifier?
     let userSpaces = UserSpaces()
     /// Pushes to one space wait for each other here, holding no database connection.
     let spaceLocks = SpaceLocks()
@@ -40,8 +49,11 @@ struct Routes: Sendable {
     struct PageKey: Hashable, Sendable { var space: Int64; var after: Int64; var limit: Int; var tables: [String]?; var generation: UInt64 }
     /// A waiting pull's token check, after a wake that showed the space's `generation`.
     struct TokenKey: Hashable, Sendable { var token: String; var generation: UInt64 }
+    /// Who sent a request: the space its token opens, and the user its in-flight requests
+    /// count for (a JWT's subject, or the opaque token itself).
+    struct Caller: Sendable { var space: Int64; var user: String }
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<SyncRequestContext>) {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.post(RouterPath(SyncProtocol.pushPath)) { request, context in
             try await serving(context).respond(context) { try await $0.push(request) }
@@ -58,16 +70,21 @@ struct Routes: Sendable {
     }
 
     /// The routes as one request sees them: logging with the request's logger.
-    private func serving(_ context: BasicRequestContext) -> Routes {
+    private func serving(_ context: SyncRequestContext) -> Routes {
         var routes = self
         routes.logger = context.logger
+        routes.connection = context.connection
         return routes
     }
 
     /// `GET /v1/conflicts?client=<id>&after=<n>&limit=<n>`: the conflicts of the token's space
     /// whose replaced value the client wrote.
     private func conflicts(_ request: Request) async throws -> Response {
-        let space = try await authenticate(request)
+        let caller = try await authenticate(request)
+        return try await admitted(caller) { try await conflicts(request, space: caller.space) }
+    }
+
+    private func conflicts(_ request: Request, space: Int64) async throws -> Response {
         let query = request.uri.queryParameters
         guard let client = query["client"].map(String.init), !client.isEmpty, client.utf8.count <= 200, !client.utf8.contains(0) else {
             throw RequestFailure.badRequest("the query parameter client (the client id, 1 to 200 bytes) is missing or invalid")
@@ -82,7 +99,11 @@ struct Routes: Sendable {
     }
 
     private func push(_ request: Request) async throws -> Response {
-        let space = try await authenticate(request)
+        let caller = try await authenticate(request)
+        return try await admitted(caller) { try await push(request, space: caller.space) }
+    }
+
+    private func push(_ request: Request, space: Int64) async throws -> Response {
         let buffer = try await collect(request)
         // The hand-written reader first; `JSONDecoder` for what it does not read (and its
         // errors), after a check of what it would silently take (a member named twice) and
@@ -108,13 +129,19 @@ struct Routes: Sendable {
         let query = request.uri.queryParameters
         // A long poll whose token a woken poll found valid in the space's current generation
         // needs no query (``ValidTokens``); any other pull checks its token first.
-        let space: Int64
+        let caller: Caller
         if let wait = query["wait"].flatMap({ Int64($0) }), wait > 0, let known = validTokens.entry(for: token),
            await notifier.generation(of: known.space) == known.generation {
-            space = known.space
+            caller = Caller(space: known.space, user: known.user)
+            authenticated()
         } else {
-            space = try await authenticate(token)
+            caller = try await authenticate(token)
         }
+        return try await admitted(caller) { try await pull(request, token: token, caller: caller) }
+    }
+
+    private func pull(_ request: Request, token: String, caller: Caller) async throws -> Response {
+        let (space, query) = (caller.space, request.uri.queryParameters)
         let after = try parameter("after", query, default: 0, range: 0...Int64.max)
         let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
         let wait = try parameter("wait", query, default: 0, range: 0...Int64(SyncProtocol.maxWaitSeconds))
@@ -149,7 +176,7 @@ struct Routes: Sendable {
             guard current == space else {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
             }
-            validTokens.remember(token, space: space, generation: seen)
+            validTokens.remember(token, space: space, user: caller.user, generation: seen)
             page = try await readPage(space: space, after: after, limit: cut, tables: tables, generation: seen, reuse: true)
         }
         return Response(status: .ok, headers: [.contentType: "application/json"],
@@ -181,7 +208,11 @@ struct Routes: Sendable {
     static let reuseInterval: Duration = .seconds(1)
 
     private func tables(_ request: Request) async throws -> Response {
-        let space = try await authenticate(request)
+        let caller = try await authenticate(request)
+        return try await admitted(caller) { try await tables(request, space: caller.space) }
+    }
+
+    private func tables(_ request: Request, space: Int64) async throws -> Response {
         let body = try await decode(TablesRequest.self, from: request)
         if let invalid = body.tables.first(where: { !SyncProtocol.isValidTableName($0) }) {
             throw RequestFailure.badRequest("invalid table name \"\(invalid)\" (1 to 63 letters, digits and _, not starting with a digit or swidux_)")
@@ -199,27 +230,57 @@ struct Routes: Sendable {
     /// What a client's cursor and mutation ids belong to: this database and the space.
     private func scope(of space: Int64) -> String { "\(identity)/\(space)" }
 
-    /// The space of the request's bearer token; 401 without a valid one.
-    private func authenticate(_ request: Request) async throws -> Int64 {
+    /// Who sent the request, by its bearer token; 401 without a valid one.
+    private func authenticate(_ request: Request) async throws -> Caller {
         try await authenticate(try bearerToken(request))
     }
 
-    private func authenticate(_ token: String, revoked: String = "unknown or revoked token") async throws -> Int64 {
-        if JWTUsers.isJWT(token) { return try await self.space(ofJWT: token) }
-        let logger = self.logger
-        guard let space = try await database.withConnection({ try await Tokens.space(of: token, connection: $0, logger: logger) }) else {
-            throw RequestFailure.unauthorized(revoked)
+    /// The caller a token names; 401 for a token the server does not accept. A token that
+    /// authenticates takes the request's connection out of its address's count.
+    private func authenticate(_ token: String) async throws -> Caller {
+        let caller: Caller
+        if JWTUsers.isJWT(token) {
+            let subject = try await self.subject(ofJWT: token)
+            caller = Caller(space: try await userSpaces.space(of: subject, database: database, logger: logger), user: "jwt:" + subject)
+        } else {
+            let logger = self.logger
+            guard let space = try await database.withConnection({ try await Tokens.space(of: token, connection: $0, logger: logger) }) else {
+                throw RequestFailure.unauthorized("unknown or revoked token")
+            }
+            caller = Caller(space: space, user: "token:" + token)
         }
-        return space
+        authenticated()
+        return caller
+    }
+
+    /// The request's connection made an authenticated request.
+    private func authenticated() {
+        if let connection { connections.authenticated(connection) }
+    }
+
+    /// Runs a request of `caller` counted in its user's and space's requests in flight; 429
+    /// with `Retry-After`, before anything is read or changed, when either is at its limit.
+    private func admitted(_ caller: Caller, _ body: () async throws -> Response) async throws -> Response {
+        guard requestLimits.enter(user: caller.user, space: caller.space) else {
+            throw RequestFailure.tooManyRequests(
+                "too many requests in flight for this user (at most \(requestLimits.perUser)) or space (at most \(requestLimits.perSpace)); try again later",
+                retryAfter: retryAfter)
+        }
+        defer { requestLimits.leave(user: caller.user, space: caller.space) }
+        return try await body()
     }
 
     /// The personal space of a JWT's user; 401 naming the cause for a token the server does not accept.
     private func space(ofJWT token: String) async throws -> Int64 {
+        try await userSpaces.space(of: try await subject(ofJWT: token), database: database, logger: logger)
+    }
+
+    /// A JWT's user; 401 naming the cause for a token the server does not accept.
+    private func subject(ofJWT token: String) async throws -> String {
         guard let users else {
             throw RequestFailure.unauthorized("the token is a JWT, but this server accepts none (start it with --jwt-keys)")
         }
-        let subject = try await users.subject(of: token)
-        return try await userSpaces.space(of: subject, database: database, logger: logger)
+        return try await users.subject(of: token)
     }
 
     /// The request's bearer token; 401 without one.
@@ -281,19 +342,29 @@ struct Routes: Sendable {
     /// prefixed or wrong chunk size, a missing CRLF…: NIO's parser fails while the body is
     /// read) is rethrown, for Hummingbird to answer 400 and close the connection, whose
     /// bytes can no longer be read as requests.
-    private func respond(_ context: BasicRequestContext, _ handler: (Routes) async throws -> Response) async throws -> Response {
+    private func respond(_ context: SyncRequestContext, _ handler: (Routes) async throws -> Response) async throws -> Response {
         do {
             return try await handler(self)
         } catch let error as HTTPParserError {
             throw error
-        } catch let failure as RequestFailure {
+        } catch var failure as RequestFailure {
+            if failure.status == .unauthorized, let connection, connections.isOnProbation(connection) {
+                // A connection past its address's limit must authenticate: it is refused as
+                // over the limit (and closed by its probation timer), not told why its token failed.
+                failure = .tooManyRequests("too many connections from this address have not signed in (at most \(connections.limit)); "
+                                           + "try again later with a valid token", retryAfter: retryAfter)
+                failure.closes = true
+            }
             // Below the server's default level (notice): an operator turns it on to follow a
             // client's refusals; the line names the request id the client was told.
             logger.info("request refused", metadata: ["status": "\(failure.status.code)", "reason": "\(failure.description)"])
             var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code, requestID: context.id),
                                       status: failure.status))
                 ?? Response(status: failure.status)
-            if failure.status == .serviceUnavailable { response.headers[.retryAfter] = "5" }
+            if let retryAfter = failure.retryAfter {
+                response.headers[.retryAfter] = String(max(1, Int((retryAfter + .milliseconds(999)).components.seconds)))
+            }
+            if failure.closes { response.headers[.connection] = "close" }
             return response
         } catch {
             logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])

@@ -119,13 +119,15 @@ public struct SyncServer: Sendable {
             var listen = postgres.connectionConfiguration
             listen.options.connectTimeout = .seconds(2)
             group.addTask { await notifier.run(configuration: listen, database: database, logger: logger) }
-            let router = Router()
+            let router = Router(context: SyncRequestContext.self)
             var users: JWTUsers?
             if let jwt { users = try await JWTUsers(configuration: jwt) }
-            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes,
-                   users: users, metrics: metrics)
-                .add(to: router)
             let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
+            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes,
+                   users: users, metrics: metrics, connections: counts,
+                   requestLimits: RequestLimits(perUser: limits.maxRequestsPerUser, perSpace: limits.maxRequestsPerSpace),
+                   retryAfter: limits.retryAfter)
+                .add(to: router)
             let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
             let http = HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ConnectionLimitHandler(counts: counts, logger: logger),

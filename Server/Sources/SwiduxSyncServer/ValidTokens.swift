@@ -12,13 +12,15 @@ import Synchronization
 /// Only long polls use it (a push, `PUT /v1/tables` and a plain pull always query).
 ///
 /// ```swift
-/// tokens.remember(token, space: space, generation: seen)          // after a shared check
+/// tokens.remember(token, space: space, user: user, generation: seen)          // after a shared check
 /// if let known = tokens.entry(for: token),
 ///    await notifier.generation(of: known.space) == known.generation { /* valid */ }
 /// ```
 final class ValidTokens: Sendable {
     private struct Entry {
         var space: Int64
+        /// The user the token's requests count for (``RequestLimits``).
+        var user: String
         var generation: UInt64
         var checked: ContinuousClock.Instant
     }
@@ -36,11 +38,11 @@ final class ValidTokens: Sendable {
 
     /// `token` opens `space`: a check whose query started after the space's generation was
     /// `generation` said so.
-    func remember(_ token: String, space: Int64, generation: UInt64) {
+    func remember(_ token: String, space: Int64, user: String, generation: UInt64) {
         let now = ContinuousClock.now
         let lifetime = self.lifetime
         state.withLock { state in
-            state.entries[token] = Entry(space: space, generation: generation, checked: now)
+            state.entries[token] = Entry(space: space, user: user, generation: generation, checked: now)
             if state.entries.count >= state.pruneAt {
                 state.entries = state.entries.filter { now - $0.value.checked <= lifetime }
                 state.pruneAt = max(64, state.entries.count * 2)
@@ -50,11 +52,11 @@ final class ValidTokens: Sendable {
 
     /// The space `token` opened and the generation then, if checked less than ``lifetime``
     /// ago; the caller compares the generation with the space's current one.
-    func entry(for token: String) -> (space: Int64, generation: UInt64)? {
+    func entry(for token: String) -> (space: Int64, user: String, generation: UInt64)? {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard let entry = state.entries[token], now - entry.checked <= lifetime else { return nil }
-            return (entry.space, entry.generation)
+            return (entry.space, entry.user, entry.generation)
         }
     }
 }

@@ -25,6 +25,8 @@ struct LoadRun {
             for _ in 0..<servers {
                 let server = try await ServerProcess.start(postgres: postgres, arguments: [
                     "--max-connections-per-address", String(clients + 64),
+                    // Few tokens stand for many clients here: no token or space may be refused for its number of polls.
+                    "--max-requests-per-user", String(clients + 64), "--max-requests-per-space", String(clients + 64),
                 ])
                 started.append(server)
                 endpoints.append(("127.0.0.1", server.port))

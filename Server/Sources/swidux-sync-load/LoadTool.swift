@@ -21,8 +21,9 @@ import Glibc
 ///     SWIDUX_LOAD_POLLERS=2000 SWIDUX_LOAD_SECONDS=60 SWIDUX_LOAD_SERVERS=1,2 \
 ///         swift run -c release --package-path Server swidux-sync-load
 ///
-/// Every connection comes from 127.0.0.1, so the servers run with
-/// `--max-connections-per-address` above the client count; the soft limit of open files is
+/// Every connection comes from 127.0.0.1 and a few tokens stand for all the clients, so the
+/// servers run with `--max-connections-per-address`, `--max-requests-per-user` and
+/// `--max-requests-per-space` above the client count; the soft limit of open files is
 /// raised to the hard one (servers started here inherit it). Other knobs: ``LoadConfiguration``.
 @main
 struct LoadTool {

@@ -52,8 +52,14 @@ struct Serve: AsyncParsableCommand {
     var idleTimeout: Double = 30
     @Option(help: "Seconds a request's body may take to arrive in full after its head.")
     var requestTimeout: Double = 60
-    @Option(help: "The most connections one client address may have open; more are closed at once.")
+    @Option(help: "The most connections one client address may have open that have not yet made an authenticated request; more are admitted on probation: closed without a request head within 2 s or a token in it, answered 429 and closed when the token is refused.")
     var maxConnectionsPerAddress = 64
+    @Option(help: "The most requests (long polls included) one user (a JWT's subject, or an opaque token) may have in flight; more are answered 429 with Retry-After.")
+    var maxRequestsPerUser = 64
+    @Option(help: "The most requests one space may have in flight, all its users together; more are answered 429 with Retry-After.")
+    var maxRequestsPerSpace = 1024
+    @Option(help: "Seconds a 429 answer's Retry-After asks the client to wait (whole seconds, at least 1).")
+    var retryAfter = 5
     @Option(help: ArgumentHelp("Serve https with this certificate chain (PEM: the server's certificate first); with --tls-key.", valueName: "file"))
     var tlsCertificate: String?
     @Option(help: ArgumentHelp("The private key (PEM) of --tls-certificate.", valueName: "file"))
@@ -77,8 +83,12 @@ struct Serve: AsyncParsableCommand {
         if let metricsPort, !(0...65535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be a port number (0 to 65535), not \(metricsPort)")
         }
-        guard maxConnectionsPerAddress > 0 else {
-            throw ValidationError("--max-connections-per-address must be positive, not \(maxConnectionsPerAddress)")
+        for (name, value) in [("--max-connections-per-address", maxConnectionsPerAddress), ("--max-requests-per-user", maxRequestsPerUser),
+                              ("--max-requests-per-space", maxRequestsPerSpace)] where value <= 0 {
+            throw ValidationError("\(name) must be positive, not \(value)")
+        }
+        guard retryAfter > 0, retryAfter <= 86_400 else {
+            throw ValidationError("--retry-after must be a number of seconds above 0 and at most 86400, not \(retryAfter)")
         }
         // A page with its last row must fit the answer a client reads (twice a push's bound).
         guard pullPageBytes > 0, pullPageBytes <= SyncProtocol.maxBodyBytes else {
@@ -134,7 +144,8 @@ struct Serve: AsyncParsableCommand {
     func limits() -> SyncServerLimits {
         SyncServerLimits(databaseTimeout: .milliseconds(Int64(databaseTimeout * 1000)), pullPageBytes: pullPageBytes,
                          idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
-                         maxConnectionsPerAddress: maxConnectionsPerAddress)
+                         maxConnectionsPerAddress: maxConnectionsPerAddress, maxRequestsPerUser: maxRequestsPerUser,
+                         maxRequestsPerSpace: maxRequestsPerSpace, retryAfter: .seconds(retryAfter))
     }
 
     func run() async throws {

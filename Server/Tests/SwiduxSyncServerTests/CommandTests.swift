@@ -127,6 +127,27 @@ struct CommandTests {
         }
     }
 
+    @Test("serve's per-user and per-space limits: listed by --help, a value that is not positive refused")
+    func requestLimitOptions() async throws {
+        let executable = try ServerProcess.executable()
+        let help = try await ChildProcess.run(executable, ["serve", "--help"])
+        for option in ["--max-requests-per-user <max-requests-per-user>", "--max-requests-per-space <max-requests-per-space>",
+                       "--retry-after <retry-after>"] {
+            #expect(help.stdout.contains(option), "\(option): \(help.stdout)")
+        }
+        let postgres = "postgres://u@127.0.0.1:\(try PostgresCluster.freePort())/db"
+        let cases: [([String], String)] = [
+            (["--max-requests-per-user", "0"], "--max-requests-per-user must be positive, not 0"),
+            (["--max-requests-per-space", "0"], "--max-requests-per-space must be positive, not 0"),
+            (["--retry-after", "0"], "--retry-after must be a number of seconds above 0"),
+        ]
+        for (options, message) in cases {
+            let result = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0"] + options)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
+        }
+    }
+
     @Test("a server start logs no warning (the pool runs before the migration leases from it)")
     func startLogsNoWarning() async throws {
         let cluster = try await PostgresCluster.shared()

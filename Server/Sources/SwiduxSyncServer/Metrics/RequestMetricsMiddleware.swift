@@ -8,7 +8,7 @@ import Hummingbird
 /// Hummingbird's own `MetricsMiddleware` records into swift-metrics' global factory; this one
 /// records into the server's ``SyncServerMetrics``, so that servers in one process count apart.
 struct RequestMetricsMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = SyncRequestContext
     let metrics: SyncServerMetrics
 
     static let requestIDHeader = HTTPField.Name("X-Request-Id")!
