@@ -13,7 +13,7 @@ struct HTTPExchange: Sendable {
     }
 
     func send(_ method: String, _ url: URL, headers: [(String, String)], body: Data?, timeout: Duration,
-              maxBodyBytes: Int) async throws -> (status: Int, body: Data) {
+              maxBodyBytes: Int) async throws -> (status: Int, body: Data, retryAfter: String?) {
         throw SyncError.unreachable(server, underlying: HTTPFailure.timedOut)
     }
 }
