@@ -20,6 +20,9 @@ import PostgresNIO
 ///   check cost a query per written row, and a row's space always comes from a token.
 ///   `version` defaults to `nextval('sync_version')`, for the copies of ``RowCopy``. `meta`:
 ///   which version and client last wrote each column an update wrote (``ColumnMerge``).
+/// - `sync_members(space, subject, role)`: the members of shared spaces (JWT subjects) and
+///   their role, `owner`, `writer` or `reader` (``Members``). A space with members always has
+///   an owner, and a personal space's user is its owner (a trigger checks both at commit).
 /// - `sync_conflicts(id, space, tbl, rid, row_id, col, kept, replaced, kept_client,
 ///   replaced_client, kept_version, replaced_version, at)`: values a later push replaced
 ///   without having seen them, listed for the client that wrote them.
@@ -142,6 +145,43 @@ public enum Schema {
                 subject text PRIMARY KEY,
                 space bigint NOT NULL UNIQUE REFERENCES sync_spaces(id),
                 created timestamptz NOT NULL DEFAULT now())
+            """,
+        ],
+        [
+            // The members of spaces shared between JWT users, by subject (a member need not
+            // have signed in yet, hence no foreign key to sync_users), each with one role.
+            """
+            CREATE TABLE sync_members (
+                space bigint NOT NULL REFERENCES sync_spaces(id),
+                subject text NOT NULL,
+                role text NOT NULL CHECK (role IN ('owner', 'writer', 'reader')),
+                PRIMARY KEY (space, subject))
+            """,
+            "CREATE INDEX sync_members_subject ON sync_members (subject)",
+            // Every personal space made so far is owned by its user.
+            "INSERT INTO sync_members (space, subject, role) SELECT space, subject, 'owner' FROM sync_users",
+            // The invariants, checked at commit so that one transaction may swap owners:
+            // a space with members keeps at least one owner, and a personal space's user stays its owner.
+            // ``Members`` checks them first to give a clearer message; this is the backstop.
+            """
+            CREATE FUNCTION sync_members_check() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                changed bigint := CASE WHEN TG_OP = 'INSERT' THEN NEW.space ELSE OLD.space END;
+            BEGIN
+                IF NOT EXISTS (SELECT 1 FROM sync_members WHERE space = changed AND role = 'owner') THEN
+                    RAISE EXCEPTION 'space % would have no owner', changed USING ERRCODE = 'check_violation';
+                END IF;
+                IF TG_OP <> 'INSERT' AND EXISTS (SELECT 1 FROM sync_users WHERE space = OLD.space AND subject = OLD.subject)
+                   AND NOT EXISTS (SELECT 1 FROM sync_members WHERE space = OLD.space AND subject = OLD.subject AND role = 'owner') THEN
+                    RAISE EXCEPTION 'the personal space % must stay owned by its user %', OLD.space, OLD.subject
+                        USING ERRCODE = 'check_violation';
+                END IF;
+                RETURN NULL;
+            END $$
+            """,
+            """
+            CREATE CONSTRAINT TRIGGER sync_members_check AFTER INSERT OR UPDATE OR DELETE ON sync_members
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION sync_members_check()
             """,
         ],
     ]

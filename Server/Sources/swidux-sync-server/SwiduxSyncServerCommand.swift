@@ -12,7 +12,7 @@ struct SwiduxSyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swidux-sync-server",
         abstract: "The Swidux sync server: PostgreSQL is the server of record.",
-        subcommands: [Serve.self, Token.self])
+        subcommands: [Serve.self, Token.self, Space.self])
 }
 
 /// Options every subcommand shares.

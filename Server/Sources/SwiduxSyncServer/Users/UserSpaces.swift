@@ -4,7 +4,7 @@ import Synchronization
 
 /// The personal space of each JWT user (`sync_users`), made on the user's first request and
 /// reachable only with that user's tokens: its name, `user:` and the subject, is one
-/// `token create` refuses.
+/// `token create` refuses. The user is recorded as its owner (`sync_members`).
 ///
 /// ```swift
 /// let space = try await spaces.space(of: "alice", database: database, logger: logger)
@@ -42,7 +42,8 @@ final class UserSpaces: Sendable {
         let rows = try await connection.query("""
             WITH existing AS (SELECT space FROM sync_users WHERE subject = \(subject)),
             made AS (INSERT INTO sync_spaces (name) SELECT \(name) WHERE NOT EXISTS (SELECT 1 FROM existing) RETURNING id),
-            linked AS (INSERT INTO sync_users (subject, space) SELECT \(subject), id FROM made RETURNING space)
+            linked AS (INSERT INTO sync_users (subject, space) SELECT \(subject), id FROM made RETURNING space),
+            owned AS (INSERT INTO sync_members (space, subject, role) SELECT id, \(subject), 'owner' FROM made)
             SELECT space FROM existing UNION ALL SELECT space FROM linked
             """, logger: logger)
         var space: Int64?

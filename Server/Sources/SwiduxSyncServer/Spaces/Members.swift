@@ -1,0 +1,164 @@
+import Logging
+import PostgresNIO
+
+/// The members of spaces (`sync_members`), managed by the operator (`swidux-sync-server space
+/// add-member|remove-member|list`).
+///
+/// The invariants, which every change keeps (and a trigger checks again at commit):
+/// - a space with members has at least one owner: its first member is an owner, and the last
+///   owner can be neither removed nor given another role;
+/// - a personal space (`user:<sub>`) is owned by its user, who stays its owner;
+/// - a role is exactly one of ``SpaceRole``.
+///
+/// Changes to one space's members are serialized (its `sync_spaces` row is locked), so two
+/// owners removed at once cannot leave the space without one.
+///
+/// ```swift
+/// try await Members.add(space: "family", subject: "alice", role: .owner, client: client, logger: logger)
+/// try await Members.add(space: "family", subject: "bob", role: .reader, client: client, logger: logger)
+/// try await Members.remove(space: "family", subject: "bob", client: client, logger: logger)
+/// ```
+public enum Members {
+    /// Makes `subject` a member of `space` with `role`, or changes their role. A space that does
+    /// not exist is made, its first member being an owner; a personal space is never made here
+    /// (its user's first request makes it).
+    ///
+    /// ```swift
+    /// try await Members.add(space: "family", subject: "alice", role: .owner, client: client, logger: logger)
+    /// ```
+    public static func add(space: String, subject: String, role: SpaceRole, client: PostgresClient, logger: Logger) async throws {
+        try checkName(space)
+        try checkSubject(subject)
+        try await client.transaction(logger: logger) { connection in
+            var id = try await lock(space, connection: connection, logger: logger)
+            if id == nil {
+                guard !space.hasPrefix(UserSpaces.prefix) else {
+                    throw SyncServerError("no space named \"\(space)\": a personal space is made by its user's first request, not by add-member")
+                }
+                guard role == .owner else {
+                    throw SyncServerError("space \"\(space)\" has no members yet: its first member must be an owner, not a \(role.rawValue)")
+                }
+                try await connection.query("INSERT INTO sync_spaces (name) VALUES (\(space)) ON CONFLICT (name) DO NOTHING", logger: logger)
+                id = try await lock(space, connection: connection, logger: logger)
+            }
+            guard let id else { throw SyncServerError("space \"\(space)\" could not be made") }
+            let members = try await list(space: id, connection: connection, logger: logger)
+            if members.isEmpty, role != .owner {
+                throw SyncServerError("space \"\(space)\" has no members yet: its first member must be an owner, not a \(role.rawValue)")
+            }
+            if let current = members[subject], current == .owner, role != .owner {
+                try await checkOwnerMayLeave(space: space, id: id, subject: subject, members: members, change: "be made a \(role.rawValue)",
+                                             connection: connection, logger: logger)
+            }
+            try await connection.query("""
+                INSERT INTO sync_members (space, subject, role) VALUES (\(id), \(subject), \(role.rawValue))
+                ON CONFLICT (space, subject) DO UPDATE SET role = excluded.role
+                """, logger: logger)
+        }
+    }
+
+    /// Removes `subject` from `space`. Refused for a space or member that does not exist, for
+    /// the space's last owner, and for a personal space's own user.
+    ///
+    /// ```swift
+    /// try await Members.remove(space: "family", subject: "bob", client: client, logger: logger)
+    /// ```
+    public static func remove(space: String, subject: String, client: PostgresClient, logger: Logger) async throws {
+        try await client.transaction(logger: logger) { connection in
+            guard let id = try await lock(space, connection: connection, logger: logger) else {
+                throw SyncServerError("no space named \"\(space)\"")
+            }
+            let members = try await list(space: id, connection: connection, logger: logger)
+            guard let role = members[subject] else {
+                throw SyncServerError("\"\(subject)\" is not a member of space \"\(space)\"")
+            }
+            if role == .owner {
+                try await checkOwnerMayLeave(space: space, id: id, subject: subject, members: members, change: "be removed",
+                                             connection: connection, logger: logger)
+            }
+            try await connection.query("DELETE FROM sync_members WHERE space = \(id) AND subject = \(subject)", logger: logger)
+        }
+    }
+
+    /// The members of `space`, or of every space when nil, by space name then subject. Throws
+    /// for a space that does not exist.
+    ///
+    /// ```swift
+    /// let readers = try await Members.list(space: "family", client: client, logger: logger).filter { $0.role == .reader }
+    /// ```
+    public static func list(space: String?, client: PostgresClient, logger: Logger) async throws -> [SpaceMember] {
+        try await client.withConnection { connection in
+            if let space, try await lock(space, forUpdate: false, connection: connection, logger: logger) == nil {
+                throw SyncServerError("no space named \"\(space)\"")
+            }
+            let query: PostgresQuery
+            if let space {
+                query = """
+                    SELECT s.name, m.subject, m.role FROM sync_members m JOIN sync_spaces s ON s.id = m.space
+                    WHERE s.name = \(space) ORDER BY m.subject
+                    """
+            } else {
+                query = """
+                    SELECT s.name, m.subject, m.role FROM sync_members m JOIN sync_spaces s ON s.id = m.space
+                    ORDER BY s.name, m.subject
+                    """
+            }
+            let rows = try await connection.query(query, logger: logger)
+            var members: [SpaceMember] = []
+            for try await (name, subject, role) in rows.decode((String, String, String).self) {
+                guard let role = SpaceRole(rawValue: role) else {
+                    throw SyncServerError("space \"\(name)\": member \"\(subject)\" has the unknown role \"\(role)\"")
+                }
+                members.append(SpaceMember(space: name, subject: subject, role: role))
+            }
+            return members
+        }
+    }
+
+    /// The id of the space named `name`, its row locked until the transaction ends (with
+    /// `forUpdate`); nil when there is none.
+    private static func lock(_ name: String, forUpdate: Bool = true, connection: PostgresConnection, logger: Logger) async throws -> Int64? {
+        let query: PostgresQuery = forUpdate
+            ? "SELECT id FROM sync_spaces WHERE name = \(name) FOR UPDATE"
+            : "SELECT id FROM sync_spaces WHERE name = \(name)"
+        var id: Int64?
+        for try await row in try await connection.query(query, logger: logger).decode(Int64.self) { id = row }
+        return id
+    }
+
+    /// The members of the space `id` and their roles.
+    private static func list(space id: Int64, connection: PostgresConnection, logger: Logger) async throws -> [String: SpaceRole] {
+        var members: [String: SpaceRole] = [:]
+        let rows = try await connection.query("SELECT subject, role FROM sync_members WHERE space = \(id)", logger: logger)
+        for try await (subject, role) in rows.decode((String, String).self) { members[subject] = SpaceRole(rawValue: role) }
+        return members
+    }
+
+    /// Throws unless the owner `subject` may stop being one: another owner remains, and the
+    /// space is not `subject`'s personal space.
+    private static func checkOwnerMayLeave(space: String, id: Int64, subject: String, members: [String: SpaceRole], change: String,
+                                           connection: PostgresConnection, logger: Logger) async throws {
+        var personal = false
+        for try await _ in try await connection.query(
+            "SELECT 1 FROM sync_users WHERE space = \(id) AND subject = \(subject)", logger: logger
+        ).decode(Int.self) { personal = true }
+        if personal {
+            throw SyncServerError("\"\(subject)\" cannot \(change) in space \"\(space)\": it is their personal space, which they always own")
+        }
+        guard members.contains(where: { $0.key != subject && $0.value == .owner }) else {
+            throw SyncServerError("\"\(subject)\" cannot \(change) in space \"\(space)\": they are its last owner (add another owner first)")
+        }
+    }
+
+    private static func checkName(_ space: String) throws {
+        guard !space.isEmpty, space.utf8.count <= 200 else {
+            throw SyncServerError("invalid space name \"\(space)\": it must have 1 to 200 bytes")
+        }
+    }
+
+    private static func checkSubject(_ subject: String) throws {
+        guard !subject.isEmpty, subject.utf8.count <= UserSpaces.maxSubjectBytes else {
+            throw SyncServerError("invalid user \"\(subject)\": a subject has 1 to \(UserSpaces.maxSubjectBytes) bytes")
+        }
+    }
+}

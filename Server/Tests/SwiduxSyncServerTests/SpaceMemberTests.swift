@@ -1,0 +1,134 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresTestSupport
+import SwiduxSyncServer
+import Testing
+
+/// The members of shared spaces and their roles: `space add-member|remove-member|list` run as
+/// real processes, and the invariants the schema keeps (checked again with plain SQL).
+@Suite("Space members")
+struct SpaceMemberTests {
+    /// `swidux-sync-server space <arguments> --postgres <database>`.
+    static func space(_ arguments: [String], postgres: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await ChildProcess.run(try ServerProcess.executable(), ["space"] + arguments + ["--postgres", postgres])
+    }
+
+    static func list(_ postgres: String, space: String? = nil) async throws -> [String] {
+        let result = try await Self.space(["list"] + (space.map { ["--space", $0] } ?? []), postgres: postgres)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test("add-member, a role change, remove-member and list, as the command prints them", .timeLimit(.minutes(2)))
+    func addChangeRemove() async throws {
+        let database = try await PostgresCluster.shared().createDatabase()
+        for (user, role) in [("alice", "owner"), ("bob", "writer"), ("carol", "reader")] {
+            let added = try await Self.space(["add-member", "--space", "family", "--user", user, "--role", role], postgres: database)
+            #expect(added.status == 0, "\(added.stderr)")
+            #expect(added.stdout.contains("\(user) is a \(role) of family"), "\(added.stdout)")
+        }
+        _ = try await Self.space(["add-member", "--space", "work", "--user", "dave", "--role", "owner"], postgres: database)
+        #expect(try await Self.list(database, space: "family") == ["family\talice\towner", "family\tbob\twriter", "family\tcarol\treader"])
+        // A second owner, then bob only reads.
+        _ = try await Self.space(["add-member", "--space", "family", "--user", "carol", "--role", "owner"], postgres: database)
+        _ = try await Self.space(["add-member", "--space", "family", "--user", "bob", "--role", "reader"], postgres: database)
+        let removed = try await Self.space(["remove-member", "--space", "family", "--user", "alice"], postgres: database)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try await Self.list(database) == ["family\tbob\treader", "family\tcarol\towner", "work\tdave\towner"])
+    }
+
+    @Test("refusals name the thing and the cause, and change nothing", .timeLimit(.minutes(2)))
+    func refusals() async throws {
+        let database = try await PostgresCluster.shared().createDatabase()
+        _ = try await Self.space(["add-member", "--space", "family", "--user", "alice", "--role", "owner"], postgres: database)
+        _ = try await Self.space(["add-member", "--space", "family", "--user", "bob", "--role", "writer"], postgres: database)
+        let cases: [([String], String)] = [
+            (["add-member", "--space", "family", "--user", "bob", "--role", "admin"], #"unknown role "admin": a role is owner, writer or reader"#),
+            (["add-member", "--space", "new", "--user", "bob", "--role", "reader"], #"space "new" has no members yet: its first member must be an owner"#),
+            (["add-member", "--space", "family", "--user", "alice", "--role", "writer"], #""alice" cannot be made a writer in space "family": they are its last owner"#),
+            (["remove-member", "--space", "family", "--user", "alice"], #""alice" cannot be removed in space "family": they are its last owner"#),
+            (["remove-member", "--space", "family", "--user", "zoe"], #""zoe" is not a member of space "family""#),
+            (["remove-member", "--space", "nowhere", "--user", "alice"], #"no space named "nowhere""#),
+            (["list", "--space", "nowhere"], #"no space named "nowhere""#),
+            (["add-member", "--space", "user:zoe", "--user", "zoe", "--role", "owner"], #"no space named "user:zoe": a personal space is made by its user's first request"#),
+            (["add-member", "--space", "", "--user", "zoe", "--role", "owner"], "invalid space name"),
+            (["add-member", "--space", "family", "--user", "", "--role", "owner"], #"invalid user "": a subject has 1 to"#),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Self.space(arguments, postgres: database)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(try await Self.list(database) == ["family\talice\towner", "family\tbob\twriter"])
+    }
+
+    @Test("a JWT user owns their personal space: listed as its owner, never removed nor demoted; others may join it", .timeLimit(.minutes(2)))
+    func personalSpaceOwner() async throws {
+        let hmac = JWTTests.Signer.hmac(SymmetricKey(size: .bits256))
+        let jwt = try JWTConfiguration(jwks: try JWTTests.keySet([(hmac, "k1")]))
+        try await TestServer.with(jwt: jwt) { server in
+            let alice = SyncHTTP(base: server.url, token: try JWTTests.token(JWTTests.claims("alice"), signer: hmac, kid: "k1"))
+            try await alice.declare(["todo"])
+            #expect(try await Self.list(server.database) == ["user:alice\talice\towner"])
+            let joined = try await Self.space(["add-member", "--space", "user:alice", "--user", "bob", "--role", "owner"], postgres: server.database)
+            #expect(joined.status == 0, "\(joined.stderr)")
+            // Even with another owner, alice stays the owner of her own space.
+            for arguments in [["remove-member", "--space", "user:alice", "--user", "alice"],
+                              ["add-member", "--space", "user:alice", "--user", "alice", "--role", "reader"]] {
+                let result = try await Self.space(arguments, postgres: server.database)
+                #expect(result.status != 0)
+                #expect(result.stderr.contains("it is their personal space, which they always own"), "\(arguments): \(result.stderr)")
+            }
+            #expect(try await Self.list(server.database) == ["user:alice\talice\towner", "user:alice\tbob\towner"])
+        }
+    }
+
+    @Test("the schema itself refuses an unknown role, a space left without an owner, and a personal space's user removed")
+    func schemaInvariants() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let database = try await cluster.createDatabase()
+        _ = try await Self.space(["add-member", "--space", "family", "--user", "alice", "--role", "owner"], postgres: database)
+        let cases: [([String], String)] = [
+            (["UPDATE sync_members SET role = 'admin'"], "sync_members_role_check"),
+            (["DELETE FROM sync_members WHERE subject = 'alice'"], "would have no owner"),
+            (["UPDATE sync_members SET role = 'reader'"], "would have no owner"),
+            (["INSERT INTO sync_spaces (name) VALUES ('bare')",
+              "INSERT INTO sync_members SELECT id, 'bob', 'writer' FROM sync_spaces WHERE name = 'bare'"], "would have no owner"),
+            (["INSERT INTO sync_spaces (name) VALUES ('user:carol')",
+              "INSERT INTO sync_users (subject, space) SELECT 'carol', id FROM sync_spaces WHERE name = 'user:carol'",
+              "INSERT INTO sync_members SELECT id, 'carol', 'owner' FROM sync_spaces WHERE name = 'user:carol'",
+              "INSERT INTO sync_members SELECT id, 'dave', 'owner' FROM sync_spaces WHERE name = 'user:carol'",
+              "DELETE FROM sync_members WHERE subject = 'carol'"], "must stay owned by its user"),
+        ]
+        for (statements, message) in cases {
+            let failure = await #expect(throws: PSQLError.self) {
+                try await cluster.withConnection(database: database) { connection, logger in
+                    try await connection.query("BEGIN", logger: logger)
+                    for statement in statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                    try await connection.query("COMMIT", logger: logger)
+                }
+            }
+            let said = failure?.serverInfo?[.message] ?? "\(String(reflecting: failure))"
+            #expect(said.contains(message), "\(statements): \(said)")
+        }
+        #expect(try await Self.list(database) == ["family\talice\towner"])
+    }
+
+    @Test("the migration records each existing personal space's user as its owner")
+    func migrationBackfillsOwners() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let database = try await cluster.createDatabase()
+        _ = try await Self.space(["list"], postgres: database)   // migrates
+        // Back to the schema before members, with a user made then.
+        try await cluster.withConnection(database: database) { connection, logger in
+            for statement: PostgresQuery in [
+                "DROP TABLE sync_members", "DROP FUNCTION sync_members_check()", "UPDATE sync_schema SET version = version - 1",
+                "INSERT INTO sync_spaces (name) VALUES ('user:erin')",
+                "INSERT INTO sync_users (subject, space) SELECT 'erin', id FROM sync_spaces WHERE name = 'user:erin'",
+            ] { try await connection.query(statement, logger: logger) }
+        }
+        #expect(try await Self.list(database) == ["user:erin\terin\towner"])
+    }
+}
