@@ -67,10 +67,11 @@ struct Routes: Sendable {
         router.get(RouterPath(SyncProtocol.conflictsPath)) { request, context in
             try await serving(context).respond(context) { try await $0.conflicts(request) }
         }
+        addMemberRoutes(to: router)
     }
 
     /// The routes as one request sees them: logging with the request's logger.
-    private func serving(_ context: SyncRequestContext) -> Routes {
+    func serving(_ context: SyncRequestContext) -> Routes {
         var routes = self
         routes.logger = context.logger
         routes.connection = context.connection
@@ -254,7 +255,7 @@ struct Routes: Sendable {
     }
 
     /// The request's connection made an authenticated request.
-    private func authenticated() {
+    func authenticated() {
         if let connection { connections.authenticated(connection) }
     }
 
@@ -276,7 +277,7 @@ struct Routes: Sendable {
     }
 
     /// A JWT's user; 401 naming the cause for a token the server does not accept.
-    private func subject(ofJWT token: String) async throws -> String {
+    func subject(ofJWT token: String) async throws -> String {
         guard let users else {
             throw RequestFailure.unauthorized("the token is a JWT, but this server accepts none (start it with --jwt-keys)")
         }
@@ -284,7 +285,7 @@ struct Routes: Sendable {
     }
 
     /// The request's bearer token; 401 without one.
-    private func bearerToken(_ request: Request) throws -> String {
+    func bearerToken(_ request: Request) throws -> String {
         guard let header = request.headers[.authorization] else {
             throw RequestFailure.unauthorized("missing bearer token (Authorization: Bearer <token>)")
         }
@@ -296,7 +297,7 @@ struct Routes: Sendable {
     }
 
     /// Reads the body (413 past ``SyncProtocol/maxBodyBytes``) and decodes it (400 naming the cause).
-    private func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         try decode(type, from: try await collect(request))
     }
 
@@ -332,7 +333,7 @@ struct Routes: Sendable {
         return number
     }
 
-    private func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+    func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
         Response(status: status, headers: [.contentType: "application/json"],
                  body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(value))))
     }
@@ -342,7 +343,7 @@ struct Routes: Sendable {
     /// prefixed or wrong chunk size, a missing CRLF…: NIO's parser fails while the body is
     /// read) is rethrown, for Hummingbird to answer 400 and close the connection, whose
     /// bytes can no longer be read as requests.
-    private func respond(_ context: SyncRequestContext, _ handler: (Routes) async throws -> Response) async throws -> Response {
+    func respond(_ context: SyncRequestContext, _ handler: (Routes) async throws -> Response) async throws -> Response {
         do {
             return try await handler(self)
         } catch let error as HTTPParserError {

@@ -131,4 +131,42 @@ struct SpaceMemberTests {
         }
         #expect(try await Self.list(database) == ["user:erin\terin\towner"])
     }
+    @Test("the members API: an owner adds and removes, a writer may only list, a non-member and an opaque token get 403",
+          .timeLimit(.minutes(2)))
+    func membersAPI() async throws {
+        let hmac = JWTTests.Signer.hmac(SymmetricKey(size: .bits256))
+        let jwt = try JWTConfiguration(jwks: try JWTTests.keySet([(hmac, "k1")]))
+        try await TestServer.with(jwt: jwt) { server in
+            _ = try await Self.space(["add-member", "--space", "family", "--user", "alice", "--role", "owner"], postgres: server.database)
+            func user(_ subject: String) throws -> SyncHTTP {
+                SyncHTTP(base: server.url, token: try JWTTests.token(JWTTests.claims(subject), signer: hmac, kid: "k1"))
+            }
+            let (alice, bob, carol) = (try user("alice"), try user("bob"), try user("carol"))
+            let members = "v1/spaces/family/members"
+            struct MembersAnswer: Decodable { var members: [[String: String]] }
+            func member(_ user: String, _ role: String) -> Data { Data(#"{"user":"\#(user)","role":"\#(role)"}"#.utf8) }
+
+            #expect(try await alice.raw("POST", members, body: member("bob", "writer")).status == 204)
+            let listed = try await bob.raw("GET", members)
+            #expect(listed.status == 200)
+            #expect(try listed.decode(MembersAnswer.self).members.map { "\($0["user"] ?? ""):\($0["role"] ?? "")" } == ["alice:owner", "bob:writer"])
+            let cases: [(SyncHTTP.Answer, Int, String)] = [
+                (try await bob.raw("POST", members, body: member("carol", "reader")), 403,
+                 #""bob" is a writer of space "family": only an owner adds and removes members"#),
+                (try await carol.raw("GET", members), 403, #""carol" is not a member of space "family""#),
+                (try await carol.raw("DELETE", members + "/bob"), 403, #""carol" is not a member of space "family""#),
+                (try await server.client(space: "family").raw("GET", members), 403, "an opaque token cannot manage or list them"),
+                (try await alice.raw("POST", members, body: member("carol", "admin")), 400, #"unknown role "admin""#),
+                (try await alice.raw("DELETE", members + "/alice"), 409, "they are its last owner"),
+                (try await alice.raw("DELETE", members + "/zoe"), 404, #""zoe" is not a member of space "family""#),
+                (try await alice.raw("GET", "v1/spaces/nowhere/members"), 404, #"no space named "nowhere""#),
+            ]
+            for (answer, status, message) in cases {
+                #expect(answer.status == status, "\(message): \(answer.status) \(answer.error ?? "")")
+                #expect(answer.error?.contains(message) == true, "\(answer.error ?? "")")
+            }
+            #expect(try await alice.raw("DELETE", members + "/bob").status == 204)
+            #expect(try await Self.list(server.database) == ["family\talice\towner"])
+        }
+    }
 }

@@ -27,34 +27,45 @@ public enum Members {
     /// try await Members.add(space: "family", subject: "alice", role: .owner, client: client, logger: logger)
     /// ```
     public static func add(space: String, subject: String, role: SpaceRole, client: PostgresClient, logger: Logger) async throws {
+        try await explained {
+            try await client.transaction(logger: logger) { connection in
+                try await add(space: space, subject: subject, role: role, by: nil, connection: connection, logger: logger)
+            }
+        }
+    }
+
+    /// ``add(space:subject:role:client:logger:)`` in the caller's transaction; with `caller`,
+    /// only for an owner of an existing space (the members API).
+    static func add(space: String, subject: String, role: SpaceRole, by caller: String?, connection: PostgresConnection,
+                    logger: Logger) async throws {
         try checkName(space)
         try checkSubject(subject)
-        try await client.transaction(logger: logger) { connection in
-            var id = try await lock(space, connection: connection, logger: logger)
-            if id == nil {
-                guard !space.hasPrefix(UserSpaces.prefix) else {
-                    throw SyncServerError("no space named \"\(space)\": a personal space is made by its user's first request, not by add-member")
-                }
-                guard role == .owner else {
-                    throw SyncServerError("space \"\(space)\" has no members yet: its first member must be an owner, not a \(role.rawValue)")
-                }
-                try await connection.query("INSERT INTO sync_spaces (name) VALUES (\(space)) ON CONFLICT (name) DO NOTHING", logger: logger)
-                id = try await lock(space, connection: connection, logger: logger)
+        var id = try await lock(space, connection: connection, logger: logger)
+        if id == nil, caller != nil { throw MemberRefusal(.notFound, "no space named \"\(space)\"") }
+        if id == nil {
+            guard !space.hasPrefix(UserSpaces.prefix) else {
+                throw MemberRefusal(.notFound, "no space named \"\(space)\": a personal space is made by its user's first request, not by add-member")
             }
-            guard let id else { throw SyncServerError("space \"\(space)\" could not be made") }
-            let members = try await list(space: id, connection: connection, logger: logger)
-            if members.isEmpty, role != .owner {
-                throw SyncServerError("space \"\(space)\" has no members yet: its first member must be an owner, not a \(role.rawValue)")
+            guard role == .owner else {
+                throw MemberRefusal(.invalid, "space \"\(space)\" has no members yet: its first member must be an owner, not a \(role.rawValue)")
             }
-            if let current = members[subject], current == .owner, role != .owner {
-                try await checkOwnerMayLeave(space: space, id: id, subject: subject, members: members, change: "be made a \(role.rawValue)",
-                                             connection: connection, logger: logger)
-            }
-            try await connection.query("""
-                INSERT INTO sync_members (space, subject, role) VALUES (\(id), \(subject), \(role.rawValue))
-                ON CONFLICT (space, subject) DO UPDATE SET role = excluded.role
-                """, logger: logger)
+            try await connection.query("INSERT INTO sync_spaces (name) VALUES (\(space)) ON CONFLICT (name) DO NOTHING", logger: logger)
+            id = try await lock(space, connection: connection, logger: logger)
         }
+        guard let id else { throw MemberRefusal(.notFound, "space \"\(space)\" could not be made") }
+        let members = try await list(space: id, connection: connection, logger: logger)
+        try checkOwner(caller, of: space, members: members)
+        if members.isEmpty, role != .owner {
+            throw MemberRefusal(.invalid, "space \"\(space)\" has no members yet: its first member must be an owner, not a \(role.rawValue)")
+        }
+        if let current = members[subject], current == .owner, role != .owner {
+            try await checkOwnerMayLeave(space: space, id: id, subject: subject, members: members, change: "be made a \(role.rawValue)",
+                                         connection: connection, logger: logger)
+        }
+        try await connection.query("""
+            INSERT INTO sync_members (space, subject, role) VALUES (\(id), \(subject), \(role.rawValue))
+            ON CONFLICT (space, subject) DO UPDATE SET role = excluded.role
+            """, logger: logger)
     }
 
     /// Removes `subject` from `space`. Refused for a space or member that does not exist, for
@@ -64,20 +75,30 @@ public enum Members {
     /// try await Members.remove(space: "family", subject: "bob", client: client, logger: logger)
     /// ```
     public static func remove(space: String, subject: String, client: PostgresClient, logger: Logger) async throws {
-        try await client.transaction(logger: logger) { connection in
-            guard let id = try await lock(space, connection: connection, logger: logger) else {
-                throw SyncServerError("no space named \"\(space)\"")
+        try await explained {
+            try await client.transaction(logger: logger) { connection in
+                try await remove(space: space, subject: subject, by: nil, connection: connection, logger: logger)
             }
-            let members = try await list(space: id, connection: connection, logger: logger)
-            guard let role = members[subject] else {
-                throw SyncServerError("\"\(subject)\" is not a member of space \"\(space)\"")
-            }
-            if role == .owner {
-                try await checkOwnerMayLeave(space: space, id: id, subject: subject, members: members, change: "be removed",
-                                             connection: connection, logger: logger)
-            }
-            try await connection.query("DELETE FROM sync_members WHERE space = \(id) AND subject = \(subject)", logger: logger)
         }
+    }
+
+    /// ``remove(space:subject:client:logger:)`` in the caller's transaction; with `caller`, only
+    /// for an owner of the space (the members API).
+    static func remove(space: String, subject: String, by caller: String?, connection: PostgresConnection, logger: Logger) async throws {
+        guard let id = try await lock(space, connection: connection, logger: logger) else {
+            throw MemberRefusal(.notFound, "no space named \"\(space)\"")
+        }
+        let members = try await list(space: id, connection: connection, logger: logger)
+        try checkOwner(caller, of: space, members: members)
+        guard let role = members[subject] else {
+            throw MemberRefusal(.notFound, "\"\(subject)\" is not a member of space \"\(space)\"")
+        }
+        if role == .owner {
+            try await checkOwnerMayLeave(space: space, id: id, subject: subject, members: members, change: "be removed",
+                                         connection: connection, logger: logger)
+        }
+        try await connection.query("DELETE FROM sync_members WHERE space = \(id) AND subject = \(subject)", logger: logger)
+        try await notify(id, connection: connection, logger: logger)
     }
 
     /// The members of `space`, or of every space when nil, by space name then subject. Throws
@@ -87,32 +108,62 @@ public enum Members {
     /// let readers = try await Members.list(space: "family", client: client, logger: logger).filter { $0.role == .reader }
     /// ```
     public static func list(space: String?, client: PostgresClient, logger: Logger) async throws -> [SpaceMember] {
-        try await client.withConnection { connection in
-            if let space, try await lock(space, forUpdate: false, connection: connection, logger: logger) == nil {
-                throw SyncServerError("no space named \"\(space)\"")
-            }
-            let query: PostgresQuery
-            if let space {
-                query = """
-                    SELECT s.name, m.subject, m.role FROM sync_members m JOIN sync_spaces s ON s.id = m.space
-                    WHERE s.name = \(space) ORDER BY m.subject
-                    """
-            } else {
-                query = """
-                    SELECT s.name, m.subject, m.role FROM sync_members m JOIN sync_spaces s ON s.id = m.space
-                    ORDER BY s.name, m.subject
-                    """
-            }
-            let rows = try await connection.query(query, logger: logger)
-            var members: [SpaceMember] = []
-            for try await (name, subject, role) in rows.decode((String, String, String).self) {
-                guard let role = SpaceRole(rawValue: role) else {
-                    throw SyncServerError("space \"\(name)\": member \"\(subject)\" has the unknown role \"\(role)\"")
-                }
-                members.append(SpaceMember(space: name, subject: subject, role: role))
-            }
-            return members
+        try await explained {
+            try await client.withConnection { try await list(space: space, by: nil, connection: $0, logger: logger) }
         }
+    }
+
+    /// ``list(space:client:logger:)`` on a connection; with `caller`, only for a member of the space (the members API).
+    static func list(space: String?, by caller: String?, connection: PostgresConnection, logger: Logger) async throws -> [SpaceMember] {
+        if let space, try await lock(space, forUpdate: false, connection: connection, logger: logger) == nil {
+            throw MemberRefusal(.notFound, "no space named \"\(space)\"")
+        }
+        let query: PostgresQuery
+        if let space {
+            query = """
+                SELECT s.name, m.subject, m.role FROM sync_members m JOIN sync_spaces s ON s.id = m.space
+                WHERE s.name = \(space) ORDER BY m.subject
+                """
+        } else {
+            query = """
+                SELECT s.name, m.subject, m.role FROM sync_members m JOIN sync_spaces s ON s.id = m.space
+                ORDER BY s.name, m.subject
+                """
+        }
+        let rows = try await connection.query(query, logger: logger)
+        var members: [SpaceMember] = []
+        for try await (name, subject, role) in rows.decode((String, String, String).self) {
+            guard let role = SpaceRole(rawValue: role) else {
+                throw MemberRefusal(.invalid, "space \"\(name)\": member \"\(subject)\" has the unknown role \"\(role)\"")
+            }
+            members.append(SpaceMember(space: name, subject: subject, role: role))
+        }
+        if let caller, let space, !members.contains(where: { $0.subject == caller }) {
+            throw MemberRefusal(.forbidden, "\"\(caller)\" is not a member of space \"\(space)\"")
+        }
+        return members
+    }
+
+    /// Throws unless `caller` (nil: the operator) is an owner of the space whose `members` these are.
+    private static func checkOwner(_ caller: String?, of space: String, members: [String: SpaceRole]) throws {
+        guard let caller else { return }
+        guard let role = members[caller] else {
+            throw MemberRefusal(.forbidden, "\"\(caller)\" is not a member of space \"\(space)\"")
+        }
+        guard role == .owner else {
+            throw MemberRefusal(.forbidden, "\"\(caller)\" is a \(role.rawValue) of space \"\(space)\": only an owner adds and removes members")
+        }
+    }
+
+    /// Wakes the space's long polls, so that a member removed or made a reader is told at once
+    /// (the notification is sent when the transaction commits).
+    private static func notify(_ id: Int64, connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_notify(\(Push.channel), \(String(id)))", logger: logger)
+    }
+
+    /// Runs `body`, its refusals as the commands' errors.
+    private static func explained<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let refusal as MemberRefusal { throw SyncServerError(refusal.description) }
     }
 
     /// The id of the space named `name`, its row locked until the transaction ends (with
@@ -143,22 +194,22 @@ public enum Members {
             "SELECT 1 FROM sync_users WHERE space = \(id) AND subject = \(subject)", logger: logger
         ).decode(Int.self) { personal = true }
         if personal {
-            throw SyncServerError("\"\(subject)\" cannot \(change) in space \"\(space)\": it is their personal space, which they always own")
+            throw MemberRefusal(.invalid, "\"\(subject)\" cannot \(change) in space \"\(space)\": it is their personal space, which they always own")
         }
         guard members.contains(where: { $0.key != subject && $0.value == .owner }) else {
-            throw SyncServerError("\"\(subject)\" cannot \(change) in space \"\(space)\": they are its last owner (add another owner first)")
+            throw MemberRefusal(.invalid, "\"\(subject)\" cannot \(change) in space \"\(space)\": they are its last owner (add another owner first)")
         }
     }
 
     private static func checkName(_ space: String) throws {
         guard !space.isEmpty, space.utf8.count <= 200 else {
-            throw SyncServerError("invalid space name \"\(space)\": it must have 1 to 200 bytes")
+            throw MemberRefusal(.invalid, "invalid space name \"\(space)\": it must have 1 to 200 bytes")
         }
     }
 
     private static func checkSubject(_ subject: String) throws {
         guard !subject.isEmpty, subject.utf8.count <= UserSpaces.maxSubjectBytes else {
-            throw SyncServerError("invalid user \"\(subject)\": a subject has 1 to \(UserSpaces.maxSubjectBytes) bytes")
+            throw MemberRefusal(.invalid, "invalid user \"\(subject)\": a subject has 1 to \(UserSpaces.maxSubjectBytes) bytes")
         }
     }
 }
