@@ -81,7 +81,7 @@ struct Routes: Sendable {
     /// `GET /v1/conflicts?client=<id>&after=<n>&limit=<n>`: the conflicts of the token's space
     /// whose replaced value the client wrote.
     private func conflicts(_ request: Request) async throws -> Response {
-        let caller = try await authenticate(request)
+        let caller = try await authenticate(request, writes: false)
         return try await admitted(caller) { try await conflicts(request, space: caller.space) }
     }
 
@@ -100,7 +100,7 @@ struct Routes: Sendable {
     }
 
     private func push(_ request: Request) async throws -> Response {
-        let caller = try await authenticate(request)
+        let caller = try await authenticate(request, writes: true)
         return try await admitted(caller) { try await push(request, space: caller.space) }
     }
 
@@ -128,20 +128,23 @@ struct Routes: Sendable {
     private func pull(_ request: Request) async throws -> Response {
         let token = try bearerToken(request)
         let query = request.uri.queryParameters
+        let named = query["space"].map(String.init)
+        // The token and the space it asks for: one check answers both.
+        let key = named.map { token + "\n" + $0 } ?? token
         // A long poll whose token a woken poll found valid in the space's current generation
         // needs no query (``ValidTokens``); any other pull checks its token first.
         let caller: Caller
-        if let wait = query["wait"].flatMap({ Int64($0) }), wait > 0, let known = validTokens.entry(for: token),
+        if let wait = query["wait"].flatMap({ Int64($0) }), wait > 0, let known = validTokens.entry(for: key),
            await notifier.generation(of: known.space) == known.generation {
             caller = Caller(space: known.space, user: known.user)
             authenticated()
         } else {
-            caller = try await authenticate(token)
+            caller = try await authenticate(token, space: named, writes: false)
         }
-        return try await admitted(caller) { try await pull(request, token: token, caller: caller) }
+        return try await admitted(caller) { try await pull(request, token: token, named: named, key: key, caller: caller) }
     }
 
-    private func pull(_ request: Request, token: String, caller: Caller) async throws -> Response {
+    private func pull(_ request: Request, token: String, named: String?, key: String, caller: Caller) async throws -> Response {
         let (space, query) = (caller.space, request.uri.queryParameters)
         let after = try parameter("after", query, default: 0, range: 0...Int64.max)
         let limit = Int(try parameter("limit", query, default: 1000, range: 1...Int64.max))
@@ -169,15 +172,19 @@ struct Routes: Sendable {
             await notifier.wait(space: space, after: seen, timeout: min(deadline - ContinuousClock.now, Self.recheckInterval))
             seen = await notifier.generation(of: space)
             let logger = self.logger, database = self.database
-            let current = try await tokenChecks.value(for: TokenKey(token: token, generation: seen)) {
-                // A JWT that expired while the poll waited ends it with its reason.
-                if JWTUsers.isJWT(token) { return try await self.space(ofJWT: token) }
+            let current = try await tokenChecks.value(for: TokenKey(token: key, generation: seen)) {
+                // A JWT that expired while the poll waited ends it with its reason, and so
+                // does its user's removal from the shared space (403).
+                if JWTUsers.isJWT(token) {
+                    guard let named else { return try await self.space(ofJWT: token) }
+                    return try await self.sharedSpace(named, of: try await self.subject(ofJWT: token), writes: false)
+                }
                 return try await database.withConnection { try await Tokens.space(of: token, connection: $0, logger: logger) }
             }
             guard current == space else {
                 throw RequestFailure.unauthorized("the token was revoked while the pull waited")
             }
-            validTokens.remember(token, space: space, user: caller.user, generation: seen)
+            validTokens.remember(key, space: space, user: caller.user, generation: seen)
             page = try await readPage(space: space, after: after, limit: cut, tables: tables, generation: seen, reuse: true)
         }
         return Response(status: .ok, headers: [.contentType: "application/json"],
@@ -209,7 +216,7 @@ struct Routes: Sendable {
     static let reuseInterval: Duration = .seconds(1)
 
     private func tables(_ request: Request) async throws -> Response {
-        let caller = try await authenticate(request)
+        let caller = try await authenticate(request, writes: true)
         return try await admitted(caller) { try await tables(request, space: caller.space) }
     }
 
@@ -231,19 +238,31 @@ struct Routes: Sendable {
     /// What a client's cursor and mutation ids belong to: this database and the space.
     private func scope(of space: Int64) -> String { "\(identity)/\(space)" }
 
-    /// Who sent the request, by its bearer token; 401 without a valid one.
-    private func authenticate(_ request: Request) async throws -> Caller {
-        try await authenticate(try bearerToken(request))
+    /// Who sent the request, by its bearer token, and the space it reads (and `writes`): 401
+    /// without a valid token, 403 for a space the caller may not reach so.
+    private func authenticate(_ request: Request, writes: Bool) async throws -> Caller {
+        try await authenticate(try bearerToken(request), space: request.uri.queryParameters["space"].map(String.init), writes: writes)
     }
 
-    /// The caller a token names; 401 for a token the server does not accept. A token that
-    /// authenticates takes the request's connection out of its address's count.
-    private func authenticate(_ token: String) async throws -> Caller {
+    /// The caller a token names and the space it reaches: a JWT user's personal space, or the
+    /// shared space `named` (the query parameter `space`) if they are a member, a writer or an
+    /// owner to write; an opaque token's own space. 401 for a token the server does not accept,
+    /// 403 for a space the caller may not reach so. A token that authenticates takes the
+    /// request's connection out of its address's count.
+    private func authenticate(_ token: String, space named: String?, writes: Bool) async throws -> Caller {
         let caller: Caller
         if JWTUsers.isJWT(token) {
             let subject = try await self.subject(ofJWT: token)
-            caller = Caller(space: try await userSpaces.space(of: subject, database: database, logger: logger), user: "jwt:" + subject)
+            let space = if let named {
+                try await sharedSpace(named, of: subject, writes: writes)
+            } else {
+                try await userSpaces.space(of: subject, database: database, logger: logger)
+            }
+            caller = Caller(space: space, user: "jwt:" + subject)
         } else {
+            if named != nil {
+                throw RequestFailure.badRequest("the query parameter space names a space of JWT users; an opaque token opens its own space only")
+            }
             let logger = self.logger
             guard let space = try await database.withConnection({ try await Tokens.space(of: token, connection: $0, logger: logger) }) else {
                 throw RequestFailure.unauthorized("unknown or revoked token")
@@ -269,6 +288,19 @@ struct Routes: Sendable {
         }
         defer { requestLimits.leave(user: caller.user, space: caller.space) }
         return try await body()
+    }
+
+    /// The id of the space `named`, which `subject` is a member of (and may write, with
+    /// `writes`); 403 naming the user, the space and the cause otherwise.
+    private func sharedSpace(_ named: String, of subject: String, writes: Bool) async throws -> Int64 {
+        let logger = self.logger
+        guard let (space, role) = try await database.withConnection({ try await Members.role(of: subject, in: named, connection: $0, logger: logger) }) else {
+            throw RequestFailure(status: .forbidden, description: "\"\(subject)\" is not a member of space \"\(named)\"")
+        }
+        if writes, role == .reader {
+            throw RequestFailure(status: .forbidden, description: "\"\(subject)\" is a reader of space \"\(named)\": a reader may pull, not push")
+        }
+        return space
     }
 
     /// The personal space of a JWT's user; 401 naming the cause for a token the server does not accept.

@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import PostgresTestSupport
 import SwiduxSyncServer
+import SwiduxSyncWire
 import Testing
 
 /// The members of shared spaces and their roles: `space add-member|remove-member|list` run as
@@ -167,6 +168,54 @@ struct SpaceMemberTests {
             }
             #expect(try await alice.raw("DELETE", members + "/bob").status == 204)
             #expect(try await Self.list(server.database) == ["family\talice\towner"])
+        }
+    }
+    @Test("a shared space by membership: owner and writer push, a reader only pulls, a non-member gets 403, a removed reader's poll ends 403",
+          .timeLimit(.minutes(2)))
+    func sharedSpaceAccess() async throws {
+        let hmac = JWTTests.Signer.hmac(SymmetricKey(size: .bits256))
+        let jwt = try JWTConfiguration(jwks: try JWTTests.keySet([(hmac, "k1")]))
+        try await TestServer.with(jwt: jwt) { server in
+            for (user, role) in [("alice", "owner"), ("bob", "writer"), ("carol", "reader")] {
+                let added = try await Self.space(["add-member", "--space", "family", "--user", user, "--role", role], postgres: server.database)
+                #expect(added.status == 0, "\(added.stderr)")
+            }
+            func user(_ subject: String, space: String? = "family") throws -> SyncHTTP {
+                SyncHTTP(base: server.url, token: try JWTTests.token(JWTTests.claims(subject), signer: hmac, kid: "k1"), space: space)
+            }
+            let (alice, bob, carol, dave) = (try user("alice"), try user("bob"), try user("carol"), try user("dave"))
+            try await alice.declare(["todo"])
+            try await alice.push([todo("alice's")])
+            try await bob.push([todo("bob's")])
+            #expect(try await carol.pullAll().map(\.id) == [.text("alice's"), .text("bob's")])
+            // Alice's personal space is apart from the shared one.
+            #expect(try await user("alice", space: nil).pullAll().isEmpty)
+
+            let body = try JSONEncoder().encode(PushRequest(clientID: carol.clientID, mutations: [SyncMutation(id: 1, changes: [todo("carol's")])]))
+            let refusals: [(SyncHTTP.Answer, String)] = [
+                (try await carol.pushAnswer(body), #""carol" is a reader of space "family": a reader may pull, not push"#),
+                (try await carol.raw("PUT", SyncProtocol.tablesPath, body: Data(#"{"tables":["todo"]}"#.utf8)), "a reader may pull, not push"),
+                (try await dave.pullAnswer(), #""dave" is not a member of space "family""#),
+                (try await dave.pushAnswer(body), #""dave" is not a member of space "family""#),
+            ]
+            for (answer, message) in refusals {
+                #expect(answer.status == 403, "\(message): \(answer.status)")
+                #expect(answer.error?.contains(message) == true, "\(answer.error ?? "")")
+            }
+            let opaque = try await server.client(space: "other", tables: ["todo"]).raw("GET", SyncProtocol.pullPath + "?space=family")
+            #expect(opaque.status == 400 && opaque.error?.contains("an opaque token opens its own space only") == true, "\(opaque.error ?? "")")
+
+            // Carol waits for news; removing her ends the wait with 403.
+            let cursor = try await carol.pull().cursor
+            let poll = Task { try await carol.pullAnswer(after: cursor, wait: 50) }
+            try await Task.sleep(for: .milliseconds(500))
+            let removed = try await Self.space(["remove-member", "--space", "family", "--user", "carol"], postgres: server.database)
+            #expect(removed.status == 0, "\(removed.stderr)")
+            let ended = try await poll.value
+            #expect(ended.status == 403 && ended.error?.contains(#""carol" is not a member of space "family""#) == true,
+                    "\(ended.status) \(ended.error ?? "")")
+            #expect(try await carol.pullAnswer().status == 403)
+            #expect(try await bob.pullAll().count == 2)
         }
     }
 }

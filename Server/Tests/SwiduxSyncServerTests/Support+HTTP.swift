@@ -12,6 +12,8 @@ final class SyncHTTP: @unchecked Sendable {
     let token: String?
     let clientID: String
     let session: URLSession
+    /// The shared space a JWT user's requests name (the query parameter `space`); nil: the token's own.
+    let space: String?
     private let nextMutation = Mutex<Int64>(1)
 
     static let session: URLSession = {
@@ -21,7 +23,8 @@ final class SyncHTTP: @unchecked Sendable {
         return URLSession(configuration: configuration)
     }()
 
-    init(base: URL, token: String?, clientID: String = UUID().uuidString, session: URLSession = SyncHTTP.session) {
+    init(base: URL, token: String?, clientID: String = UUID().uuidString, session: URLSession = SyncHTTP.session, space: String? = nil) {
+        self.space = space
         self.session = session
         self.base = base
         self.token = token
@@ -29,14 +32,14 @@ final class SyncHTTP: @unchecked Sendable {
     }
 
     /// A client of the same server with another token (or none).
-    func with(token: String?) -> SyncHTTP { SyncHTTP(base: base, token: token, clientID: clientID, session: session) }
+    func with(token: String?) -> SyncHTTP { SyncHTTP(base: base, token: token, clientID: clientID, session: session, space: space) }
 
     /// The same client over its own URLSession, with up to `connections` connections.
     func with(connections: Int) -> SyncHTTP {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 120
         configuration.httpMaximumConnectionsPerHost = connections
-        return SyncHTTP(base: base, token: token, clientID: clientID, session: URLSession(configuration: configuration))
+        return SyncHTTP(base: base, token: token, clientID: clientID, session: URLSession(configuration: configuration), space: space)
     }
 
     struct Answer {
@@ -48,7 +51,7 @@ final class SyncHTTP: @unchecked Sendable {
 
     func raw(_ method: String, _ path: String, body: Data? = nil, authorization: String? = nil) async throws -> Answer {
         // `path` may carry a query: append it as text (appendingPathComponent would escape the `?`).
-        var request = URLRequest(url: URL(string: base.absoluteString + "/" + path)!)
+        var request = URLRequest(url: url(path))
         request.httpMethod = method
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         else if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -58,6 +61,15 @@ final class SyncHTTP: @unchecked Sendable {
         }
         let (data, response) = try await session.data(for: request)
         return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? -1, body: data)
+    }
+
+    /// The URL of `path` (which may carry a query), naming ``space`` if set.
+    func url(_ path: String) -> URL {
+        var text = base.absoluteString + "/" + path
+        if let space {
+            text += (path.contains("?") ? "&" : "?") + "space=" + space.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }
+        return URL(string: text)!
     }
 
     func declare(_ tables: [String]) async throws {
@@ -86,7 +98,7 @@ final class SyncHTTP: @unchecked Sendable {
         var query = "?after=\(after)"
         if let limit { query += "&limit=\(limit)" }
         if let wait { query += "&wait=\(wait)" }
-        var request = URLRequest(url: URL(string: base.absoluteString + "/" + SyncProtocol.pullPath + query)!)
+        var request = URLRequest(url: url(SyncProtocol.pullPath + query))
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await session.data(for: request)
         return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? -1, body: data)

@@ -166,6 +166,17 @@ public enum Members {
         do { return try await body() } catch let refusal as MemberRefusal { throw SyncServerError(refusal.description) }
     }
 
+    /// The id of the space named `space` and `subject`'s role there; nil when it is not a member.
+    static func role(of subject: String, in space: String, connection: PostgresConnection, logger: Logger) async throws -> (space: Int64, role: SpaceRole)? {
+        var found: (Int64, SpaceRole)?
+        for try await (id, role) in try await connection.query("""
+            SELECT s.id, m.role FROM sync_spaces s JOIN sync_members m ON m.space = s.id WHERE s.name = \(space) AND m.subject = \(subject)
+            """, logger: logger).decode((Int64, String).self) {
+            found = SpaceRole(rawValue: role).map { (id, $0) }
+        }
+        return found
+    }
+
     /// The id of the space named `name`, its row locked until the transaction ends (with
     /// `forUpdate`); nil when there is none.
     private static func lock(_ name: String, forUpdate: Bool = true, connection: PostgresConnection, logger: Logger) async throws -> Int64? {
