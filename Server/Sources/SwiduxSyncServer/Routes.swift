@@ -6,8 +6,10 @@ import PostgresNIO
 import SwiduxSyncWire
 
 /// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
-/// `PUT /v1/tables`, `GET /v1/conflicts`, each behind a bearer token. Refusals are answered with a
-/// ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 400 (body, table, query), 409 (a used
+/// `PUT /v1/tables`, `GET /v1/conflicts`, each behind a bearer token (a JWT user may name a
+/// shared space with `?space=NAME`), and the members API (`Routes+Members.swift`). Refusals are
+/// answered with a ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 403 (not a member, a reader's
+/// push), 400 (body, table, query), 409 (a used
 /// mutation id with another content, another scope: with a code), 413 (size), 503 (the
 /// database is unavailable).
 struct Routes: Sendable {
