@@ -223,4 +223,29 @@ struct SpaceMemberTests {
             #expect(try await bob.pullAll().count == 2)
         }
     }
+    @Test("two owners removed at once: one removal is refused, the space keeps an owner", .timeLimit(.minutes(1)))
+    func concurrentOwnerRemovals() async throws {
+        let cluster = try await PostgresCluster.shared()
+        let database = try await cluster.createDatabase()
+        let logger = { var logger = Logger(label: "test"); logger.logLevel = .error; return logger }()
+        let client = PostgresClient(configuration: try PostgresURL(database).clientConfiguration, backgroundLogger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            try await Schema.migrate(client, logger: logger)
+            for round in 0..<5 {
+                let space = "family\(round)"
+                try await Members.add(space: space, subject: "alice", role: .owner, client: client, logger: logger)
+                try await Members.add(space: space, subject: "bob", role: .owner, client: client, logger: logger)
+                let outcomes = await withTaskGroup(of: Bool.self) { removals in
+                    for user in ["alice", "bob"] {
+                        removals.addTask { (try? await Members.remove(space: space, subject: user, client: client, logger: logger)) != nil }
+                    }
+                    return await removals.reduce(into: [Bool]()) { $0.append($1) }
+                }
+                #expect(outcomes.filter { $0 }.count == 1, "\(space): \(outcomes)")
+                #expect(try await Members.list(space: space, client: client, logger: logger).map(\.role) == [.owner])
+            }
+            group.cancelAll()
+        }
+    }
 }
