@@ -19,6 +19,8 @@ import SwiduxSQLite
 /// - `swidux_sync_state(key, value)`: `clientID`, `cursor`, `nextMutation`.
 /// - `swidux_sync_tables(tbl)`: the tables whose existing rows were queued once (first
 ///   sync of a file: every row becomes an insert).
+/// - every synced table is also registered as synced in SwiduxSQLite's registry of logged
+///   tables (`LoggedTables`), next to what a following store registered of it.
 /// - `swidux_sync_version(tbl, rid, version)`: the server version each row is based on.
 /// - `swidux_sync_pending(id, payload, through_seq)`: a mutation's exact bytes, stored
 ///   before sending, resent as they are until acknowledged.
@@ -107,6 +109,9 @@ enum SyncSchema {
             guard try db.tableExists(table.name) else {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
             }
+            // Recorded with what a following store registered of the table (its position
+            // column), so that the table's triggers can be made from both.
+            try LoggedTables.register(LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true), in: db)
             let quoted = table.name.quotedDatabaseIdentifier
             let id = table.idColumn.quotedDatabaseIdentifier
             let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
@@ -249,7 +254,8 @@ enum SyncSchema {
             let noted = String.fromDatabaseValue(try value("columns:" + table.name, db))
             if noted != columns.joined(separator: String(columnSeparator)), try value("refill:" + table.name, db).isNull { return false }
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
-            if triggers != 3 || !known { return false }
+            let registered = try LoggedTables.entry(table.name, in: db)
+            if triggers != 3 || !known || registered?.synced != true || registered?.idColumn != table.idColumn { return false }
         }
         return true
     }
