@@ -1,5 +1,6 @@
 import GRDB
 @testable import SwiduxSQLite
+import SwiduxTestSupport
 import Testing
 
 /// The registry of logged tables: each installer records what it knows of a table, neither
@@ -71,6 +72,33 @@ import Testing
             return created
         }
         #expect(!created)
+    }
+
+    @Test func readOnlyFileOfAnOlderVersionIsFollowedUnregistered() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("old.sqlite")
+        do {
+            let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+            try await database.writer.write { db in
+                try db.installChangeJournal(for: Schema.todos)
+                try db.execute(sql: "DROP TABLE \(LoggedTables.table)")
+            }
+            try database.close()
+        }
+        // The triggers log every change without the entry: a read-only open follows the file
+        // rather than refusing for want of a write it cannot make.
+        let readOnly = try SwiduxDatabase(path: path, migrations: Schema.migrations, access: .readOnly)
+        let feed = try readOnly.changeFeed(for: Schema.todos)
+        feed.cancel()
+        #expect(try await readOnly.writer.read { db in try LoggedTables.all(in: db) }.isEmpty)
+        try readOnly.close()
+        // The next writable open registers it.
+        let writable = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        let again = try writable.changeFeed(for: Schema.todos)
+        again.cancel()
+        #expect(try await writable.writer.read { db in try LoggedTables.entry("todo", in: db) }
+                == LoggedTables.Entry(table: "todo", idColumn: Schema.todos.idColumn, positionColumn: Schema.todos.positionColumn))
+        try writable.close()
     }
 
     @Test func aNewIdColumnReplacesTheOld() {
