@@ -13,6 +13,9 @@ import GRDB
 /// - `position_col`: its position column; `NULL` while only a sync engine registered the
 ///   table (then an entry is placed only when the row is new or its id changed).
 /// - `synced`: 1 once a sync engine registered the table (its changes go to the outbox).
+/// - `applying`: 1 only inside a transaction in which a sync engine writes the table's rows
+///   as the server has them (``applying(_:_:_:)``): those changes are not the device's own,
+///   and must not be pushed back.
 ///
 /// ```swift
 /// let entry = try LoggedTables.register(
@@ -54,9 +57,41 @@ package enum LoggedTables {
                 tbl TEXT PRIMARY KEY NOT NULL,
                 id_col TEXT NOT NULL,
                 position_col TEXT,
-                synced INTEGER NOT NULL DEFAULT 0
+                synced INTEGER NOT NULL DEFAULT 0,
+                applying INTEGER NOT NULL DEFAULT 0
             )
             """)
+    }
+
+    /// What a trigger's `WHEN` reads to learn whether `table`'s rows are being written from
+    /// the server: 1 then, else 0 or `NULL` (not registered).
+    package static func applyingMark(_ table: String) -> String {
+        "SELECT applying FROM \(self.table) WHERE tbl = \(RowChangeTriggers.literal(table))"
+    }
+
+    /// The start of every ``applyingMark(_:)``: a trigger whose text lacks it was made before
+    /// the mark lived here.
+    package static let applyingMarkPrefix = "SELECT applying FROM \(table) WHERE tbl = "
+
+    /// Runs `body`, which writes rows of registered `table` as a sync engine's server has
+    /// them, with the table's `applying` mark set. Inside a write transaction only: no other
+    /// connection ever sees the mark (a failed `body` clears it too).
+    ///
+    /// ```swift
+    /// try LoggedTables.applying("todo", db) { try db.execute(sql: upsert, arguments: row) }
+    /// ```
+    package static func applying<T>(_ name: String, _ db: Database, _ body: () throws -> T) throws -> T {
+        let mark = try db.cachedStatement(sql: "UPDATE \(table) SET applying = ? WHERE tbl = ?")
+        try mark.execute(arguments: [true, name])
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? mark.execute(arguments: [false, name])
+            throw error
+        }
+        try mark.execute(arguments: [false, name])
+        return result
     }
 
     /// Records what an installer knows of a table, merged with what the registry held
@@ -69,7 +104,9 @@ package enum LoggedTables {
         let merged = stored?.merged(with: entry) ?? entry
         guard merged != stored else { return (merged, false) }
         try db.execute(sql: """
-            INSERT OR REPLACE INTO \(table) (tbl, id_col, position_col, synced) VALUES (?, ?, ?, ?)
+            INSERT INTO \(table) (tbl, id_col, position_col, synced) VALUES (?, ?, ?, ?)
+                ON CONFLICT (tbl) DO UPDATE SET
+                    id_col = excluded.id_col, position_col = excluded.position_col, synced = excluded.synced
             """, arguments: [merged.table, merged.idColumn, merged.positionColumn, merged.synced])
         return (merged, true)
     }

@@ -101,6 +101,27 @@ import Testing
         try writable.close()
     }
 
+    @Test func applyingMarkHoldsOnlyWhileTheBodyRuns() throws {
+        struct Refused: Error {}
+        let queue = try database()
+        try queue.write { db in
+            try LoggedTables.register(Self.synced, in: db)
+            let mark = LoggedTables.applyingMark("it's")
+            let inside = try LoggedTables.applying("it's", db) { try Int.fetchOne(db, sql: mark) }
+            #expect(inside == 1)
+            #expect(try Int.fetchOne(db, sql: mark) == 0)
+            #expect(throws: Refused.self) {
+                try LoggedTables.applying("it's", db) { () throws -> Void in throw Refused() }
+            }
+            #expect(try Int.fetchOne(db, sql: mark) == 0)
+            // Registering again while the mark is set does not clear it.
+            try LoggedTables.applying("it's", db) {
+                try LoggedTables.register(LoggedTables.Entry(table: "it's", idColumn: Self.id, positionColumn: "a"), in: db)
+                #expect(try Int.fetchOne(db, sql: mark) == 1)
+            }
+        }
+    }
+
     @Test func aNewIdColumnReplacesTheOld() {
         let old = LoggedTables.Entry(table: "t", idColumn: "id", positionColumn: "p", synced: true)
         #expect(old.merged(with: LoggedTables.Entry(table: "t", idColumn: "key")) ==
