@@ -43,13 +43,27 @@ package enum ChangeJournal {
                 """)
             created = true
         }
-        let triggers = Self.triggers(table: table, idColumn: idColumn, positionColumn: positionColumn)
+        // The triggers are made from the registry's whole entry, so that what a sync engine
+        // registered of the table is kept, whichever of the two installs last.
+        let registered = try LoggedTables.register(
+            LoggedTables.Entry(table: table, idColumn: idColumn, positionColumn: positionColumn), in: db)
+        let entry = registered.entry
+        let triggers = Self.triggers(table: table, idColumn: entry.idColumn, positionColumn: entry.positionColumn ?? positionColumn)
         let existing = Set(try String.fetchAll(db, sql: """
             SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
             """, arguments: [table]))
-        guard !Set(triggers.names).isSubset(of: existing) else { return created }
+        let complete = Set(triggers.names).isSubset(of: existing)
+        if registered.changed {
+            // Triggers made for another id or position column compare the wrong columns. Made
+            // again in this transaction, so no change goes unlogged in between.
+            for name in triggers.names where existing.contains(name) {
+                try db.execute(sql: "DROP TRIGGER \(RowChangeTriggers.identifier(name))")
+            }
+        } else if complete {
+            return created
+        }
         try db.execute(sql: triggers.sql)
-        return true
+        return created || !complete
     }
 
     /// `true` when the journal and the triggers of `table` exist.
@@ -59,6 +73,13 @@ package enum ChangeJournal {
             SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)
             """, arguments: StatementArguments(triggerNames(table))) ?? 0
         return count == 3
+    }
+
+    /// `true` when the registry of logged tables knows `table` with this id and position
+    /// column (a file of a version before the registry has the triggers but not the entry).
+    static func isRegistered(in db: Database, table: String, idColumn: String, positionColumn: String) throws -> Bool {
+        guard let entry = try LoggedTables.entry(table, in: db) else { return false }
+        return entry.idColumn == idColumn && entry.positionColumn == positionColumn
     }
 
     static func triggerNames(_ table: String) -> [String] {

@@ -40,11 +40,20 @@ extension SwiduxDatabase {
     /// was created.
     func installJournal(_ tables: [FeedTable]) throws -> Bool {
         try guarded {
-            let missing = try writer.read { db in
-                try tables.contains { try !ChangeJournal.isInstalled(in: db, table: $0.name) }
+            let (missing, unregistered) = try writer.read { db in
+                (try tables.contains { try !ChangeJournal.isInstalled(in: db, table: $0.name) },
+                 try tables.contains { table in
+                     try !ChangeJournal.isRegistered(in: db, table: table.name, idColumn: table.idColumn,
+                                                     positionColumn: table.positionColumn)
+                 })
             }
-            guard missing else { return false }
-            if access == .readOnly { throw SwiduxDatabaseError(path: path, cause: .readOnly) }
+            guard missing || unregistered else { return false }
+            if access == .readOnly {
+                // Triggers without their registry entry (a file of an older version) still log
+                // every change: the entry is written at the next writable open.
+                if !missing { return false }
+                throw SwiduxDatabaseError(path: path, cause: .readOnly)
+            }
             return try writer.write { db in
                 var created = false
                 for table in tables {

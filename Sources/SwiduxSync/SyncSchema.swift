@@ -19,6 +19,8 @@ import SwiduxSQLite
 /// - `swidux_sync_state(key, value)`: `clientID`, `cursor`, `nextMutation`.
 /// - `swidux_sync_tables(tbl)`: the tables whose existing rows were queued once (first
 ///   sync of a file: every row becomes an insert).
+/// - every synced table is also registered as synced in SwiduxSQLite's registry of logged
+///   tables (`LoggedTables`), next to what a following store registered of it.
 /// - `swidux_sync_version(tbl, rid, version)`: the server version each row is based on.
 /// - `swidux_sync_pending(id, payload, through_seq)`: a mutation's exact bytes, stored
 ///   before sending, resent as they are until acknowledged.
@@ -33,9 +35,9 @@ import SwiduxSQLite
 /// id fetched), per synced table `columns:<table>` (its columns when they were last synced:
 /// a column added since is filled from the server, ``SyncEngine/refill(_:table:)``) and
 /// `refill:<table>` (the progress of that fill), and `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
-/// the cursor, versions and client id belong to; absent before the first answer), and, only
-/// inside a transaction applying a pulled page, `applying`: the table whose rows the current
-/// statement writes from the server (``applying(_:_:_:)``), for which the insert and update
+/// the cursor, versions and client id belong to; absent before the first answer). While the
+/// engine writes a table's rows from the server (``applying(_:_:_:)``), the table's
+/// `applying` mark in the registry of logged tables is set, and the insert and update
 /// triggers write no outbox entry.
 enum SyncSchema {
     static let outbox = "swidux_sync_outbox"
@@ -107,6 +109,9 @@ enum SyncSchema {
             guard try db.tableExists(table.name) else {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
             }
+            // Recorded with what a following store registered of the table (its position
+            // column), so that the table's triggers can be made from both.
+            try LoggedTables.register(LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true), in: db)
             let quoted = table.name.quotedDatabaseIdentifier
             let id = table.idColumn.quotedDatabaseIdentifier
             let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
@@ -151,7 +156,7 @@ enum SyncSchema {
             updated: [("op", "CASE WHEN \(idChanged) THEN 'I' ELSE 'U' END"),
                       ("cols", "CASE WHEN \(idChanged) THEN NULL ELSE \(changed) END")],
             deleted: [("op", "'D'")],
-            insertAndUpdateWhen: "(\(applyingCondition)) IS NOT \(RowChangeTriggers.literal(table.name))")
+            insertAndUpdateWhen: "(\(LoggedTables.applyingMark(table.name))) IS NOT 1")
     }
 
     /// The columns of `table` but its id, in the table's order.
@@ -208,8 +213,9 @@ enum SyncSchema {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(outboxIndexName)')")) ?? false
     }
 
-    /// What the insert and update triggers read: the table being written from the server.
-    static let applyingCondition = "SELECT value FROM \(state) WHERE key = 'applying'"
+    /// What the insert and update triggers read: whether their table is being written from
+    /// the server (every table's mark starts with it).
+    static let applyingCondition = LoggedTables.applyingMarkPrefix
 
     /// Runs `body`, which writes rows of `table` as the server has them and nothing else
     /// (pulled live rows: an upsert neither deletes nor cascades), without outbox entries for
@@ -218,16 +224,7 @@ enum SyncSchema {
     /// the app's own that writes other rows of `table` while `body` runs would not queue them
     /// either; triggers on other tables are not affected.)
     static func applying<T>(_ table: String, _ db: Database, _ body: () throws -> T) throws -> T {
-        try setValue("applying", table, db)
-        let result: T
-        do {
-            result = try body()
-        } catch {
-            try? db.execute(sql: "DELETE FROM \(state) WHERE key = 'applying'")
-            throw error
-        }
-        try db.execute(sql: "DELETE FROM \(state) WHERE key = 'applying'")
-        return result
+        try LoggedTables.applying(table, db, body)
     }
 
     /// `true` when the schema and the triggers of `tables` exist (nothing to write).
@@ -249,7 +246,8 @@ enum SyncSchema {
             let noted = String.fromDatabaseValue(try value("columns:" + table.name, db))
             if noted != columns.joined(separator: String(columnSeparator)), try value("refill:" + table.name, db).isNull { return false }
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
-            if triggers != 3 || !known { return false }
+            let registered = try LoggedTables.entry(table.name, in: db)
+            if triggers != 3 || !known || registered?.synced != true || registered?.idColumn != table.idColumn { return false }
         }
         return true
     }

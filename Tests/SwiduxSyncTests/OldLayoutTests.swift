@@ -100,6 +100,10 @@ struct OldLayoutTests {
         #expect(journal == ["folder f 1", "folder f 0", "folder g 1", "folder f 1"])
         #expect(triggers == 6)
         #expect(try await database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: [.table(NotesSchema.folders)]) })
+        // The registry of logged tables holds what each installer knows: the sync engine
+        // (installed first) that the table is synced, the journal its position column.
+        #expect(try await database.writer.read { db in try LoggedTables.entry("folder", in: db) }
+                == LoggedTables.Entry(table: "folder", idColumn: "id", positionColumn: "position", synced: true))
         // The push carries every change made before and after the upgrade.
         let changes = try engine.preparePush().flatMap { try $0.decoded().changes }
         let byRow = Dictionary(changes.map { ($0.id, $0) }, uniquingKeysWith: { $1 })

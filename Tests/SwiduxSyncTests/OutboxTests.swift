@@ -69,6 +69,27 @@ struct OutboxTests {
         }
     }
 
+    @Test("Synced tables are registered as synced, next to the position column a following store registered")
+    func syncedTablesRegistered() throws {
+        let fixture = try Fixture(before: { database in
+            try database.writer.write { db in try db.installChangeJournal(for: NotesSchema.folders) }
+        })
+        let (entries, installed) = try fixture.database.writer.read { db in
+            (try LoggedTables.all(in: db), try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables))
+        }
+        #expect(entries == [
+            LoggedTables.Entry(table: "folder", idColumn: "id", positionColumn: "position", synced: true),
+            LoggedTables.Entry(table: "note", idColumn: "id", synced: true),
+        ])
+        #expect(installed)
+        // A file whose synced tables are not registered (made by the version before the
+        // registry) is not taken as installed: the engine registers them.
+        try fixture.execute("DELETE FROM swidux_logged_table WHERE tbl = 'note'")
+        #expect(try !fixture.database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables) })
+        _ = try SyncEngine(writer: fixture.database.writer, tables: NotesSchema.tables)
+        #expect(try fixture.database.writer.read { db in try LoggedTables.entry("note", in: db)?.synced } == true)
+    }
+
     @Test("A pulled page makes the outbox's index of rows, which it looks rows up in (issue 31)")
     func pullMakesTheOutboxIndex() async throws {
         let fixture = try Fixture(before: { database in

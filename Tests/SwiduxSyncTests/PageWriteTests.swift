@@ -121,7 +121,7 @@ struct PageWriteTests {
     static func outboxState(_ fixture: Fixture) async throws -> (sequence: Int64, marked: Bool) {
         try await fixture.database.writer.read { db in
             (try SyncSchema.lastOutboxSequence(db),
-             try Bool.fetchOne(db, sql: "SELECT 1 FROM swidux_sync_state WHERE key = 'applying'") ?? false)
+             try Bool.fetchOne(db, sql: "SELECT 1 FROM swidux_logged_table WHERE applying") ?? false)
         }
     }
 
