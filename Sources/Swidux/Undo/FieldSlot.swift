@@ -1,12 +1,17 @@
 import Foundation
 
-/// What a field slot does on every step, on the state's raw address: a protocol without
-/// associated types, so that the layout's loops call it without generic metadata.
-protocol FieldStepRecorder: AnyObject {
+/// What a field slot does on every step, on the state's raw address: a non-generic base
+/// class, so that the layout's loops call it without generic metadata and without
+/// retaining it (see ``StoreStepRecorder``).
+class FieldStepRecorder {
     /// Starts the step: the slot keeps the field's value (until ``end(_:)``).
-    func begin(_ state: UnsafeMutableRawPointer, retaining: Bool)
+    func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) {
+        preconditionFailure("FieldStepRecorder: begin is overridden by each slot")
+    }
     /// Ends the step: the field's previous value; `nil` if it did not change.
-    func end(_ state: UnsafeMutableRawPointer) -> Any?
+    func end(_ state: UnsafeMutableRawPointer) -> Any? {
+        preconditionFailure("FieldStepRecorder: end is overridden by each slot")
+    }
 }
 
 /// A field of the state other than an entity store, by key path (``TypedFieldSlot``): keeps
@@ -17,7 +22,7 @@ protocol FieldSlot<State>: FieldStepRecorder {
     func write(_ value: Any, into state: inout State)
 }
 
-final class TypedFieldSlot<State, Value>: FieldSlot {
+final class TypedFieldSlot<State, Value>: FieldStepRecorder, FieldSlot {
     let access: FieldAccess<State, Value>
     /// How the value is compared, decided at first use: `equals` (`==`) when it is
     /// `Equatable` and holds no entity store, else a ``ChangeDetector`` snapshot. Flags and a
@@ -55,7 +60,7 @@ final class TypedFieldSlot<State, Value>: FieldSlot {
         keptBytes.deallocate()
     }
 
-    func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
+    override func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
         let state = raw.assumingMemoryBound(to: State.self)
         if !isDecided {
             let value = access.get(state.pointee)
@@ -78,7 +83,7 @@ final class TypedFieldSlot<State, Value>: FieldSlot {
         keptSnapshot = comparesWithEquals ? nil : ChangeDetector.snapshot(value, strategy: strategy)
     }
 
-    func end(_ raw: UnsafeMutableRawPointer) -> Any? {
+    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
         let state = raw.assumingMemoryBound(to: State.self)
         if holdsKept {
             holdsKept = false
