@@ -60,17 +60,13 @@ final class TypedFieldSlot<State, Value>: FieldStepRecorder, FieldSlot {
         keptBytes.deallocate()
     }
 
+    // The per-step path of a field at an offset compared with `==` (the usual one) holds
+    // as few values of the generic type in locals as it can: each costs a run-time sized
+    // stack allocation in the function's prologue on every call, where nothing is
+    // specialized. The first step and the boxed path are in functions of their own.
+
     override func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
-        let state = raw.assumingMemoryBound(to: State.self)
-        if !isDecided {
-            let value = access.get(state.pointee)
-            strategy = ChangeDetector.strategy(for: value)
-            if strategy == .equatable, let equality = Self.equality(Value.self) {
-                equals = equality
-                comparesWithEquals = true
-            }
-            isDecided = true
-        }
+        if !isDecided { decide(raw) }
         if offset >= 0, comparesWithEquals {
             let field = raw + offset
             keptBytes.copyMemory(from: field, byteCount: size)
@@ -78,30 +74,51 @@ final class TypedFieldSlot<State, Value>: FieldStepRecorder, FieldSlot {
             holdsKept = true
             return
         }
-        let value = access.get(state.pointee)
+        beginBoxed(raw)
+    }
+
+    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
+        guard holdsKept else { return endBoxed(raw) }
+        holdsKept = false
+        let field = raw + offset
+        if Self.bytesEqual(keptBytes, field, count: size) || equals(kept, field.assumingMemoryBound(to: Value.self)) {
+            // Moved out and dropped: `deinitialize(count:)` goes through the runtime's
+            // generic array destroy here, where nothing is specialized (twice the work).
+            _ = kept.move()
+            return nil
+        }
+        return kept.move()
+    }
+
+    /// Decides how the value is compared, at the first step.
+    @inline(never)
+    private func decide(_ raw: UnsafeMutableRawPointer) {
+        let value = access.get(raw.assumingMemoryBound(to: State.self).pointee)
+        strategy = ChangeDetector.strategy(for: value)
+        if strategy == .equatable, let equality = Self.equality(Value.self) {
+            equals = equality
+            comparesWithEquals = true
+        }
+        isDecided = true
+    }
+
+    /// `begin` for a field kept boxed (reached through its key path, or compared by a
+    /// ``ChangeDetector`` snapshot).
+    @inline(never)
+    private func beginBoxed(_ raw: UnsafeMutableRawPointer) {
+        let value = access.get(raw.assumingMemoryBound(to: State.self).pointee)
         keptValue = value
         keptSnapshot = comparesWithEquals ? nil : ChangeDetector.snapshot(value, strategy: strategy)
     }
 
-    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
-        let state = raw.assumingMemoryBound(to: State.self)
-        if holdsKept {
-            holdsKept = false
-            let field = raw + offset
-            let now = field.assumingMemoryBound(to: Value.self)
-            if Self.bytesEqual(keptBytes, field, count: size) || equals(kept, now) {
-                // Moved out and dropped: `deinitialize(count:)` goes through the runtime's
-                // generic array destroy here, where nothing is specialized (twice the work).
-                _ = kept.move()
-                return nil
-            }
-            return kept.move()
-        }
+    /// `end` for a field kept boxed.
+    @inline(never)
+    private func endBoxed(_ raw: UnsafeMutableRawPointer) -> Any? {
         guard let value = keptValue else { return nil }
         let snapshot = keptSnapshot
         keptValue = nil
         keptSnapshot = nil
-        var now = access.get(state.pointee)
+        var now = access.get(raw.assumingMemoryBound(to: State.self).pointee)
         if comparesWithEquals {
             var before = value as! Value
             return equals(&before, &now) ? nil : value
