@@ -311,7 +311,8 @@ final class RootBox<State, Action>: StoreBox, RootControls, Observable {
         persistence?.afterReduce(state: &state)
         notifyObservers()
         isReducing = false
-        runDeferredHistoryMoves()
+        // Checked here: the call alone costs more than the check, on every send.
+        if !deferredHistoryMoves.isEmpty { runDeferredHistoryMoves() }
         guard let effect else { return StoreTask(task: nil, scope: nil) }
         return runner.start(effect, followUpOf: parent, in: scope)
     }

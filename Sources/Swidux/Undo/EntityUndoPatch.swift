@@ -212,8 +212,10 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     mutating func clearForReuse() {
         if touches.capacity <= Self.reusableCapacity, steps.capacity <= Self.reusableCapacity {
             touches.removeAllOneByOne()
-            steps.removeAllOneByOne()
-            places = nil
+            // Most steps log no membership change: an empty array's removal still checks it
+            // is uniquely referenced.
+            if !steps.isEmpty { steps.removeAllOneByOne() }
+            if places != nil { places = nil }
         } else {
             self = EntityUndoPatch()
         }

@@ -1,12 +1,17 @@
 import Foundation
 
-/// What a field slot does on every step, on the state's raw address: a protocol without
-/// associated types, so that the layout's loops call it without generic metadata.
-protocol FieldStepRecorder: AnyObject {
+/// What a field slot does on every step, on the state's raw address: a non-generic base
+/// class, so that the layout's loops call it without generic metadata and without
+/// retaining it (see ``StoreStepRecorder``).
+class FieldStepRecorder {
     /// Starts the step: the slot keeps the field's value (until ``end(_:)``).
-    func begin(_ state: UnsafeMutableRawPointer, retaining: Bool)
+    func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) {
+        preconditionFailure("FieldStepRecorder: begin is overridden by each slot")
+    }
     /// Ends the step: the field's previous value; `nil` if it did not change.
-    func end(_ state: UnsafeMutableRawPointer) -> Any?
+    func end(_ state: UnsafeMutableRawPointer) -> Any? {
+        preconditionFailure("FieldStepRecorder: end is overridden by each slot")
+    }
 }
 
 /// A field of the state other than an entity store, by key path (``TypedFieldSlot``): keeps
@@ -17,7 +22,7 @@ protocol FieldSlot<State>: FieldStepRecorder {
     func write(_ value: Any, into state: inout State)
 }
 
-final class TypedFieldSlot<State, Value>: FieldSlot {
+final class TypedFieldSlot<State, Value>: FieldStepRecorder, FieldSlot {
     let access: FieldAccess<State, Value>
     /// How the value is compared, decided at first use: `equals` (`==`) when it is
     /// `Equatable` and holds no entity store, else a ``ChangeDetector`` snapshot. Flags and a
@@ -55,17 +60,13 @@ final class TypedFieldSlot<State, Value>: FieldSlot {
         keptBytes.deallocate()
     }
 
-    func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
-        let state = raw.assumingMemoryBound(to: State.self)
-        if !isDecided {
-            let value = access.get(state.pointee)
-            strategy = ChangeDetector.strategy(for: value)
-            if strategy == .equatable, let equality = Self.equality(Value.self) {
-                equals = equality
-                comparesWithEquals = true
-            }
-            isDecided = true
-        }
+    // The per-step path of a field at an offset compared with `==` (the usual one) holds
+    // as few values of the generic type in locals as it can: each costs a run-time sized
+    // stack allocation in the function's prologue on every call, where nothing is
+    // specialized. The first step and the boxed path are in functions of their own.
+
+    override func begin(_ raw: UnsafeMutableRawPointer, retaining: Bool) {
+        if !isDecided { decide(raw) }
         if offset >= 0, comparesWithEquals {
             let field = raw + offset
             keptBytes.copyMemory(from: field, byteCount: size)
@@ -73,30 +74,51 @@ final class TypedFieldSlot<State, Value>: FieldSlot {
             holdsKept = true
             return
         }
-        let value = access.get(state.pointee)
+        beginBoxed(raw)
+    }
+
+    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
+        guard holdsKept else { return endBoxed(raw) }
+        holdsKept = false
+        let field = raw + offset
+        if Self.bytesEqual(keptBytes, field, count: size) || equals(kept, field.assumingMemoryBound(to: Value.self)) {
+            // Moved out and dropped: `deinitialize(count:)` goes through the runtime's
+            // generic array destroy here, where nothing is specialized (twice the work).
+            _ = kept.move()
+            return nil
+        }
+        return kept.move()
+    }
+
+    /// Decides how the value is compared, at the first step.
+    @inline(never)
+    private func decide(_ raw: UnsafeMutableRawPointer) {
+        let value = access.get(raw.assumingMemoryBound(to: State.self).pointee)
+        strategy = ChangeDetector.strategy(for: value)
+        if strategy == .equatable, let equality = Self.equality(Value.self) {
+            equals = equality
+            comparesWithEquals = true
+        }
+        isDecided = true
+    }
+
+    /// `begin` for a field kept boxed (reached through its key path, or compared by a
+    /// ``ChangeDetector`` snapshot).
+    @inline(never)
+    private func beginBoxed(_ raw: UnsafeMutableRawPointer) {
+        let value = access.get(raw.assumingMemoryBound(to: State.self).pointee)
         keptValue = value
         keptSnapshot = comparesWithEquals ? nil : ChangeDetector.snapshot(value, strategy: strategy)
     }
 
-    func end(_ raw: UnsafeMutableRawPointer) -> Any? {
-        let state = raw.assumingMemoryBound(to: State.self)
-        if holdsKept {
-            holdsKept = false
-            let field = raw + offset
-            let now = field.assumingMemoryBound(to: Value.self)
-            if Self.bytesEqual(keptBytes, field, count: size) || equals(kept, now) {
-                // Moved out and dropped: `deinitialize(count:)` goes through the runtime's
-                // generic array destroy here, where nothing is specialized (twice the work).
-                _ = kept.move()
-                return nil
-            }
-            return kept.move()
-        }
+    /// `end` for a field kept boxed.
+    @inline(never)
+    private func endBoxed(_ raw: UnsafeMutableRawPointer) -> Any? {
         guard let value = keptValue else { return nil }
         let snapshot = keptSnapshot
         keptValue = nil
         keptSnapshot = nil
-        var now = access.get(state.pointee)
+        var now = access.get(raw.assumingMemoryBound(to: State.self).pointee)
         if comparesWithEquals {
             var before = value as! Value
             return equals(&before, &now) ? nil : value

@@ -42,8 +42,11 @@ final class StatePatchRing {
     func append(_ patch: consuming StatePatch, recycling: (inout StatePatch) -> Void) {
         if count == limit {
             // Full (the capacity is the limit): the oldest step's slot becomes the newest.
-            recycling(&(buffer + head).pointee)
-            (buffer + head).pointee = patch
+            // Moved out, recycled, dropped, and the slot initialized: an assignment over it
+            // goes through the step's generic assign-with-take witness.
+            var oldest = (buffer + head).move()
+            recycling(&oldest)
+            (buffer + head).initialize(to: patch)
             head = head + 1 == capacity ? 0 : head + 1
             return
         }

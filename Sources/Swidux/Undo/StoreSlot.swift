@@ -1,11 +1,17 @@
-/// What an entity-store slot does on every step, on the state's raw address: a protocol
-/// without associated types, so that the layout's loops call it without generic metadata.
-protocol StoreStepRecorder: AnyObject {
+/// What an entity-store slot does on every step, on the state's raw address: a non-generic
+/// base class, so that the layout's loops call it without generic metadata, and through an
+/// unretained reference (an existential array element is retained and released around
+/// each call made on it: about 45 instructions a call).
+class StoreStepRecorder {
     /// Starts the step: installs a capture in the slot's store (until ``endStore(_:)``),
     /// which may record into `spare` (a patch of a step that left the history).
-    func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?)
+    func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
+        preconditionFailure("StoreStepRecorder: beginStore is overridden by each slot")
+    }
     /// Ends the step: its patch; `nil` if the store did not change.
-    func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch?
+    func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? {
+        preconditionFailure("StoreStepRecorder: endStore is overridden by each slot")
+    }
 }
 
 /// An entity store of the state, by key path (``TypedStoreSlot``): records steps, and
@@ -19,7 +25,7 @@ protocol StoreSlot<State>: StoreStepRecorder {
     func forget(_ ids: Any, in patch: UndoStorePatch) -> UndoStorePatch?
 }
 
-final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreSlot where Entity.ID: Sendable {
+final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: StoreStepRecorder, StoreSlot where Entity.ID: Sendable {
     typealias Box = EntityUndoPatchBox<Entity>
     let access: FieldAccess<State, EntityStore<Entity>>
     /// How a capture is made, specialized for the entity type (learnt from the first capture
@@ -41,7 +47,7 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
         offset = access.offset
     }
 
-    func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
+    override func beginStore(_ state: UnsafeMutableRawPointer, retaining: Bool, spare: consuming UndoStorePatch?) {
         if let recorder = unretainedRecorder {
             // Moved in (a captured value would be a copy: the capture would not find it unique).
             var moved = consume spare
@@ -52,7 +58,7 @@ final class TypedStoreSlot<State, Entity: Identifiable & Equatable & Sendable>: 
         access.modify(&state.pointee) { capture = $0.beginUndoCapture(retaining: retaining, make: make) }
     }
 
-    func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? {
+    override func endStore(_ state: UnsafeMutableRawPointer) -> UndoStorePatch? {
         if let recorder = unretainedRecorder { return recorder._withUnsafeGuaranteedRef { $0.end(state + offset) } }
         guard let capture else { preconditionFailure("UndoLayout: a store slot ended without beginning") }
         if makeCapture == nil { makeCapture = capture.makeNext }

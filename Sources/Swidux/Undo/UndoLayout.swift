@@ -18,11 +18,12 @@ import Foundation
 final class UndoLayout<State> {
     let stores: [any StoreSlot<State>]
     let fields: [any FieldSlot<State>]
-    /// The same slots as their non-generic step protocols: the per-step loops call these
-    /// without a metadata lookup (indexing an array of a generic type costs one per element
-    /// here), on the borrowed element (no retain).
-    private let storeRecorders: [any StoreStepRecorder]
-    private let fieldRecorders: [any FieldStepRecorder]
+    /// The same slots as their non-generic step classes, unretained (`stores` and `fields`
+    /// hold them): the per-step loops call these without a metadata lookup (indexing an
+    /// array of a generic type costs one per element here) and without a retain and a
+    /// release per call (which an existential element costs).
+    private let storeRecorders: [Unmanaged<StoreStepRecorder>]
+    private let fieldRecorders: [Unmanaged<FieldStepRecorder>]
     /// Per store slot, the patch of a step that left the history, which the slot's next
     /// step reuses (see ``recycle(_:)``). Unchecked: one step at a time, never while
     /// another access is open.
@@ -43,9 +44,9 @@ final class UndoLayout<State> {
         self.stores = stores
         self.fields = fields
         isSnapshotMode = paths.isEmpty
-        storeRecorders = stores.map { $0 as any StoreStepRecorder }
+        storeRecorders = stores.map { Unmanaged.passUnretained($0 as StoreStepRecorder) }
         spares = Array(repeating: nil, count: stores.count)
-        fieldRecorders = fields.map { $0 as any FieldStepRecorder }
+        fieldRecorders = fields.map { Unmanaged.passUnretained($0 as FieldStepRecorder) }
     }
 
     /// `true` when the whole state is one field (snapshot mode: no part named).
@@ -72,10 +73,12 @@ final class UndoLayout<State> {
         let raw = UnsafeMutableRawPointer(state)
         for index in 0..<storeRecorders.count {
             var spare = spares[index].take()
-            storeRecorders[index].beginStore(raw, retaining: retaining, spare: spare.take())
+            storeRecorders[index]._withUnsafeGuaranteedRef {
+                $0.beginStore(raw, retaining: retaining, spare: spare.take())
+            }
         }
         for index in 0..<fieldRecorders.count {
-            fieldRecorders[index].begin(raw, retaining: retaining)
+            fieldRecorders[index]._withUnsafeGuaranteedRef { $0.begin(raw, retaining: retaining) }
         }
         return Recording()
     }
@@ -87,10 +90,10 @@ final class UndoLayout<State> {
         // The optionals are appended as they are: unwrapping one first copies the value (and
         // destroying the original goes through generic value witnesses).
         for index in 0..<storeRecorders.count {
-            patch.stores.append(index, storeRecorders[index].endStore(raw))
+            patch.stores.append(index, storeRecorders[index]._withUnsafeGuaranteedRef { $0.endStore(raw) })
         }
         for index in 0..<fieldRecorders.count {
-            patch.fields.append(index, fieldRecorders[index].end(raw))
+            patch.fields.append(index, fieldRecorders[index]._withUnsafeGuaranteedRef { $0.end(raw) })
         }
         isRecording = false
         return patch
