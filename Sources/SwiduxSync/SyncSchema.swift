@@ -53,7 +53,7 @@ enum SyncSchema {
     static let triggerOwner = "swidux_sync"
 
     /// What separates the column names of an outbox entry's `cols`.
-    static let columnSeparator: Character = "\u{1F}"
+    static let columnSeparator = ChangeJournal.columnSeparator
 
     /// The outbox's index of rows (their entries, by table and id).
     private static let outboxIndexName = "\(outbox)_key"
@@ -111,7 +111,13 @@ enum SyncSchema {
             }
             // Recorded with what a following store registered of the table (its position
             // column), so that the table's triggers can be made from both.
-            try LoggedTables.register(LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true), in: db)
+            let entry = LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true)
+            if try ChangeJournal.isInstalled(in: db, table: table.name) {
+                // A following store's triggers: made again to write what a synced table's entries carry.
+                try ChangeJournal.install(in: db, entry)
+            } else {
+                try LoggedTables.register(entry, in: db)
+            }
             let quoted = table.name.quotedDatabaseIdentifier
             let id = table.idColumn.quotedDatabaseIdentifier
             let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
@@ -165,13 +171,9 @@ enum SyncSchema {
         return try db.columns(in: table.name).map(\.name).filter { $0.lowercased() != id }
     }
 
-    /// The update trigger's expression of the columns an update changed: for each column
-    /// whose `OLD` and `NEW` differ, U+001F and its name.
+    /// The update trigger's expression of the columns an update changed (the journal's).
     static func changedColumns(_ columns: [String]) -> String {
-        guard !columns.isEmpty else { return "''" }
-        return "(" + columns.map { name in
-            "CASE WHEN \(RowChangeTriggers.changed(name)) THEN \(RowChangeTriggers.literal(String(columnSeparator) + name)) ELSE '' END"
-        }.joined(separator: " || ") + ")"
+        ChangeJournal.changedColumns(columns)
     }
 
     /// The column names of an outbox entry's `cols`.

@@ -65,9 +65,9 @@ import Testing
             try ChangeJournal.install(in: db, table: "it's", idColumn: Self.id, positionColumn: "a")
             // A file of the version before the registry: the triggers, no entry.
             try db.execute(sql: "DROP TABLE \(LoggedTables.table)")
-            #expect(try !ChangeJournal.isRegistered(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
+            #expect(try !ChangeJournal.isCurrent(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
             let created = try ChangeJournal.install(in: db, table: "it's", idColumn: Self.id, positionColumn: "a")
-            #expect(try ChangeJournal.isRegistered(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
+            #expect(try ChangeJournal.isCurrent(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
             #expect(try ChangeJournal.isInstalled(in: db, table: "it's"))
             return created
         }
