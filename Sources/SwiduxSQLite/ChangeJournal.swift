@@ -20,7 +20,7 @@ import GRDB
 /// Bounded: every 256th entry deletes the entries more than ``retention`` older. A reader
 /// whose cursor fell behind the pruned range re-hydrates instead of replaying.
 package enum ChangeJournal {
-    static let table = "swidux_change"
+    package static let table = "swidux_change"
     /// Entries kept (plus up to 256).
     static let retention: Int64 = 10_000
 
@@ -92,7 +92,7 @@ package enum ChangeJournal {
         return try triggers(entry, columns: columns(of: entry, db)).areCurrent(in: db)
     }
 
-    static func triggerNames(_ table: String) -> [String] {
+    package static func triggerNames(_ table: String) -> [String] {
         RowChangeTriggers.names(owner: Self.table, table: table)
     }
 
@@ -110,17 +110,23 @@ package enum ChangeJournal {
     ///   it among its neighbours); without a known position column, only the id is compared.
     /// - `op`: `I`, `U` or `D`; an update that changed the row's id is a `D` of the old id and
     ///   an `I` of the new one (a sync server knows rows by id). `NULL` for inserts and
-    ///   updates written while the table's `applying` mark is set (``LoggedTables/applying(_:_:_:)``):
-    ///   those are a sync engine's writes of the server's rows, which the feed must see but
-    ///   the outbox must not push back. A delete always has an op: what is applied under
-    ///   that mark is live rows only.
-    /// - `cols` (synced tables only, `columns` non-empty or not): for a `U`, the columns the
-    ///   update changed (``changedColumns(_:)``), so that a push sends only those.
+    ///   updates written while a synced table's `applying` mark is set (``LoggedTables/applying(_:_:_:)``):
+    ///   those are a sync engine's writes of the server's rows, which a following store must
+    ///   see but the outbox must not push back. A delete always has an op: what is applied
+    ///   under that mark is live rows only.
+    /// - `cols` (synced tables only): for a `U`, the columns the update changed
+    ///   (``changedColumns(_:)``), so that a push sends only those.
+    ///
+    /// A table only a sync engine registered (no position column: no store follows it) has
+    /// no reader of those applied writes, so they are not journaled at all: a first pull
+    /// writes no entry per row.
     static func triggers(_ entry: LoggedTables.Entry, columns: [String]) -> RowChangeTriggers {
         let idChanged = RowChangeTriggers.changed(entry.idColumn)
         let placed = entry.positionColumn.map { "\(idChanged) OR \(RowChangeTriggers.changed($0))" } ?? idChanged
         // Only a synced table is ever marked: the others need not look the mark up per row.
-        let applying = entry.synced ? "(\(LoggedTables.applyingMark(entry.table))) IS 1" : nil
+        let mark = "(\(LoggedTables.applyingMark(entry.table)))"
+        let followed = entry.positionColumn != nil
+        let applying = entry.synced && followed ? "\(mark) IS 1" : nil
         func op(_ value: String) -> String {
             applying.map { "CASE WHEN \($0) THEN NULL ELSE \(value) END" } ?? value
         }
@@ -128,16 +134,27 @@ package enum ChangeJournal {
             ("placed", placed),
             ("op", op("CASE WHEN \(idChanged) THEN 'I' ELSE 'U' END")),
         ]
-        if let applying {
+        if entry.synced {
             // Compared only when an op is written: an applied row's columns are not pushed.
-            updated.append(("cols", "CASE WHEN \(idChanged) OR \(applying) THEN NULL ELSE \(changedColumns(columns)) END"))
+            let skip = applying.map { "\(idChanged) OR \($0)" } ?? idChanged
+            updated.append(("cols", "CASE WHEN \(skip) THEN NULL ELSE \(changedColumns(columns)) END"))
         }
         return RowChangeTriggers(
             owner: Self.table, log: Self.table, table: entry.table, idColumn: entry.idColumn,
             inserted: [("placed", "1"), ("op", op("'I'"))],
             movedAway: [("placed", "0"), ("op", op("'D'"))],
             updated: updated,
-            deleted: [("placed", "0"), ("op", "'D'")])
+            deleted: [("placed", "0"), ("op", "'D'")],
+            insertAndUpdateWhen: entry.synced && !followed ? "\(mark) IS NOT 1" : nil)
+    }
+
+    /// `true` when the registry knows `table` as synced with this id column, and the table's
+    /// triggers are those its entry and its columns make.
+    package static func isCurrent(in db: Database, syncedTable table: String, idColumn: String) throws -> Bool {
+        guard try db.tableExists(Self.table), try hasOperations(db),
+              let entry = try LoggedTables.entry(table, in: db), entry.synced, entry.idColumn == idColumn
+        else { return false }
+        return try triggers(entry, columns: columns(of: entry, db)).areCurrent(in: db)
     }
 
     /// What separates the column names of an entry's `cols`.

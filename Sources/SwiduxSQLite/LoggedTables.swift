@@ -23,7 +23,7 @@ import GRDB
 /// // entry.synced is true if a sync engine registered "todo" before.
 /// ```
 package enum LoggedTables {
-    static let table = "swidux_logged_table"
+    package static let table = "swidux_logged_table"
 
     /// What the registry holds of one logged table.
     package struct Entry: Sendable, Hashable {

@@ -71,7 +71,7 @@ import Testing
 
     @Test func appliedRowsAreJournaledWithoutAnOpButDeletesKeepIt() throws {
         let result = try database().write { db in
-            // Only a sync engine registered the table: an entry is placed when new or renamed.
+            try ChangeJournal.install(in: db, table: "it's", idColumn: Self.id, positionColumn: "a")
             try ChangeJournal.install(in: db, LoggedTables.Entry(table: "it's", idColumn: Self.id, synced: true))
             try LoggedTables.applying("it's", db) { try change(db) }
             return try entries(db)
@@ -79,10 +79,26 @@ import Testing
         #expect(result == [
             ["r", "1", "-", "-"],
             ["r", "0", "-", "-"],
-            ["r", "0", "-", "-"],
+            ["r", "1", "-", "-"],
             ["r", "0", "-", "-"],
             ["s", "1", "-", "-"],
             ["s", "0", "D", "-"],
+        ])
+    }
+
+    @Test func appliedRowsOfATableNoStoreFollowsAreNotJournaled() throws {
+        let result = try database().write { db in
+            // Only a sync engine registered the table: no reader wants the applied rows, and an
+            // entry is placed when the row is new or its id changed.
+            try ChangeJournal.install(in: db, LoggedTables.Entry(table: "it's", idColumn: Self.id, synced: true))
+            try LoggedTables.applying("it's", db) { try change(db) }
+            try db.execute(sql: #"INSERT INTO "it's" VALUES ('t', 0, 0); UPDATE "it's" SET a = 5"#)
+            return try entries(db)
+        }
+        #expect(result == [
+            ["s", "0", "D", "-"],
+            ["t", "1", "I", "-"],
+            ["t", "0", "U", "\(Self.separator)a"],
         ])
     }
 
