@@ -5,8 +5,9 @@ import SwiduxSQLite
 /// The client's tables in the app's database file (created on first use, idempotent):
 ///
 /// - `swidux_sync_outbox(seq, tbl, rid, op, cols)`: one entry per changed row of a synced
-///   table, written by AFTER INSERT/UPDATE/DELETE triggers in the transaction of the change —
-///   whoever made it (a Swidux flush, plain SQL, a cascade), while sync runs or not.
+///   table, fed from SwiduxSQLite's change journal (whose triggers on the table log every
+///   change in the transaction that made it, whoever made it: a Swidux flush, plain SQL, a
+///   cascade; while sync runs or not) by one trigger on the journal (``feed``).
 ///   `op` is `I`, `U` or `D`; `cols`, for `U`, the names of the columns the update changed
 ///   (each after a U+001F; the update trigger compares `OLD` and `NEW`), so that a push sends
 ///   only those. `NULL` (an entry written before the column existed, or after the
@@ -37,8 +38,8 @@ import SwiduxSQLite
 /// `refill:<table>` (the progress of that fill), and `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
 /// the cursor, versions and client id belong to; absent before the first answer). While the
 /// engine writes a table's rows from the server (``applying(_:_:_:)``), the table's
-/// `applying` mark in the registry of logged tables is set, and the insert and update
-/// triggers write no outbox entry.
+/// `applying` mark in the registry of logged tables is set, and its inserts and updates are
+/// journaled without an op (or not at all when no store follows the table): not queued.
 enum SyncSchema {
     static let outbox = "swidux_sync_outbox"
     static let state = "swidux_sync_state"
