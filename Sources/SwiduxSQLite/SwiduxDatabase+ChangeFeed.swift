@@ -41,7 +41,12 @@ extension SwiduxDatabase {
     func installJournal(_ tables: [FeedTable]) throws -> Bool {
         try guarded {
             let (missing, stale) = try writer.read { db in
-                (try tables.contains { try !ChangeJournal.isInstalled(in: db, table: $0.name) },
+                (try tables.contains { table in
+                     // Triggers a sync engine made for a table no store followed yet do not
+                     // journal the rows it writes from the server: missing for a follower.
+                     try !ChangeJournal.isInstalled(in: db, table: table.name)
+                         || LoggedTables.entry(table.name, in: db).map { $0.positionColumn == nil } == true
+                 },
                  try tables.contains { table in
                      try !ChangeJournal.isCurrent(in: db, table: table.name, idColumn: table.idColumn,
                                                   positionColumn: table.positionColumn)

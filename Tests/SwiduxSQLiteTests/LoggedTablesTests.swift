@@ -101,6 +101,30 @@ import Testing
         try writable.close()
     }
 
+    @Test func readOnlyFileOnlySyncedIsNotFollowed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("synced.sqlite")
+        do {
+            let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+            try await database.writer.write { db in
+                // What a sync engine installs: the journal's triggers, which leave out the rows
+                // it writes from the server while no store follows the table.
+                _ = try ChangeJournal.install(in: db, LoggedTables.Entry(table: "todo", idColumn: Schema.todos.idColumn, synced: true))
+            }
+            try database.close()
+        }
+        let readOnly = try SwiduxDatabase(path: path, migrations: Schema.migrations, access: .readOnly)
+        #expect(throws: SwiduxDatabaseError.self) { try readOnly.changeFeed(for: Schema.todos) }
+        try readOnly.close()
+        // A writable open registers the position column: the applied rows are journaled.
+        let writable = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        let feed = try writable.changeFeed(for: Schema.todos)
+        feed.cancel()
+        #expect(try await writable.writer.read { db in try LoggedTables.entry("todo", in: db)?.positionColumn }
+                == Schema.todos.positionColumn)
+        try writable.close()
+    }
+
     @Test func applyingMarkHoldsOnlyWhileTheBodyRuns() throws {
         struct Refused: Error {}
         let queue = try database()
