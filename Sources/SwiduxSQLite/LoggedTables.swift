@@ -69,10 +69,6 @@ package enum LoggedTables {
         "SELECT applying FROM \(self.table) WHERE tbl = \(RowChangeTriggers.literal(table))"
     }
 
-    /// The start of every ``applyingMark(_:)``: a trigger whose text lacks it was made before
-    /// the mark lived here.
-    package static let applyingMarkPrefix = "SELECT applying FROM \(table) WHERE tbl = "
-
     /// Runs `body`, which writes rows of registered `table` as a sync engine's server has
     /// them, with the table's `applying` mark set. Inside a write transaction only: no other
     /// connection ever sees the mark (a failed `body` clears it too).

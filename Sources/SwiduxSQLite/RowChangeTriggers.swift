@@ -2,10 +2,10 @@ import GRDB
 
 /// The AFTER INSERT, UPDATE and DELETE triggers that write one log entry per changed row of a
 /// table, in the transaction of the change, whoever made it (a Swidux flush, plain SQL in
-/// another process, an `ON DELETE CASCADE`). The change journal and the sync outbox both log
-/// row changes this way; they differ only in the log table, the values an entry carries
+/// another process, an `ON DELETE CASCADE`). The change journal's triggers are made this way
+/// (the sync outbox is fed from the journal); the log table, the values an entry carries
 /// besides the table and the row's id, and whether inserts and updates are skipped while a
-/// condition holds.
+/// condition holds are the caller's.
 ///
 /// An entry is `(tbl, rid, …)`: the table's name and the row's id as stored, then the
 /// extra columns of the event. An update that changes the row's id writes two entries: one

@@ -156,11 +156,6 @@ enum SyncSchema {
         return try db.columns(in: table.name).map(\.name).filter { $0.lowercased() != id }
     }
 
-    /// The update trigger's expression of the columns an update changed (the journal's).
-    static func changedColumns(_ columns: [String]) -> String {
-        ChangeJournal.changedColumns(columns)
-    }
-
     /// The column names of an outbox entry's `cols`.
     static func columnNames(_ cols: String) -> [String] {
         cols.split(separator: columnSeparator, omittingEmptySubsequences: true).map(String.init)
