@@ -23,7 +23,7 @@ import GRDB
 /// // entry.synced is true if a sync engine registered "todo" before.
 /// ```
 package enum LoggedTables {
-    static let table = "swidux_logged_table"
+    package static let table = "swidux_logged_table"
 
     /// What the registry holds of one logged table.
     package struct Entry: Sendable, Hashable {
@@ -68,10 +68,6 @@ package enum LoggedTables {
     package static func applyingMark(_ table: String) -> String {
         "SELECT applying FROM \(self.table) WHERE tbl = \(RowChangeTriggers.literal(table))"
     }
-
-    /// The start of every ``applyingMark(_:)``: a trigger whose text lacks it was made before
-    /// the mark lived here.
-    package static let applyingMarkPrefix = "SELECT applying FROM \(table) WHERE tbl = "
 
     /// Runs `body`, which writes rows of registered `table` as a sync engine's server has
     /// them, with the table's `applying` mark set. Inside a write transaction only: no other

@@ -1,9 +1,11 @@
+import GRDB
+
 /// The AFTER INSERT, UPDATE and DELETE triggers that write one log entry per changed row of a
 /// table, in the transaction of the change, whoever made it (a Swidux flush, plain SQL in
-/// another process, an `ON DELETE CASCADE`). The change journal and the sync outbox both log
-/// row changes this way; they differ only in the log table, the values an entry carries
+/// another process, an `ON DELETE CASCADE`). The change journal's triggers are made this way
+/// (the sync outbox is fed from the journal); the log table, the values an entry carries
 /// besides the table and the row's id, and whether inserts and updates are skipped while a
-/// condition holds.
+/// condition holds are the caller's.
 ///
 /// An entry is `(tbl, rid, …)`: the table's name and the row's id as stored, then the
 /// extra columns of the event. An update that changes the row's id writes two entries: one
@@ -85,6 +87,13 @@ package struct RowChangeTriggers: Sendable {
 
     /// The statements that create the three triggers where they do not exist.
     package var sql: String {
+        definitions.map { "CREATE TRIGGER IF NOT EXISTS \($0);\n" }.joined()
+    }
+
+    /// Each trigger's definition from its name on (insert, update, delete). SQLite keeps a
+    /// trigger's text from its name on as it was given, after `CREATE TRIGGER `, so a stored
+    /// trigger made from the same values ends with it (``isCurrent(_:at:)``).
+    package var definitions: [String] {
         let quoted = Self.identifier(table)
         let log = Self.identifier(self.log)
         let name = Self.literal(table)
@@ -96,20 +105,66 @@ package struct RowChangeTriggers: Sendable {
         func expressions(_ row: String, _ values: [Value]) -> String {
             ([name, "\(row).\(id)"] + values.map(\.expression)).joined(separator: ", ")
         }
-        return """
-            CREATE TRIGGER IF NOT EXISTS \(Self.identifier(names[0])) AFTER INSERT ON \(quoted)\(when)
+        return [
+            """
+            \(Self.identifier(names[0])) AFTER INSERT ON \(quoted)\(when)
             BEGIN
                 INSERT INTO \(log) (\(columns(inserted))) VALUES (\(expressions("NEW", inserted)));
-            END;
-            CREATE TRIGGER IF NOT EXISTS \(Self.identifier(names[1])) AFTER UPDATE ON \(quoted)\(when)
+            END
+            """,
+            """
+            \(Self.identifier(names[1])) AFTER UPDATE ON \(quoted)\(when)
             BEGIN
                 INSERT INTO \(log) (\(columns(movedAway))) SELECT \(expressions("OLD", movedAway)) WHERE \(idChanged);
                 INSERT INTO \(log) (\(columns(updated))) VALUES (\(expressions("NEW", updated)));
-            END;
-            CREATE TRIGGER IF NOT EXISTS \(Self.identifier(names[2])) AFTER DELETE ON \(quoted)
+            END
+            """,
+            """
+            \(Self.identifier(names[2])) AFTER DELETE ON \(quoted)
             BEGIN
                 INSERT INTO \(log) (\(columns(deleted))) VALUES (\(expressions("OLD", deleted)));
-            END;
-            """
+            END
+            """,
+        ]
+    }
+
+    /// Whether the trigger stored as `sql` (its `sqlite_master` text) was made from the
+    /// definition at `index` (0 insert, 1 update, 2 delete): a trigger made from other values
+    /// (another id column, other columns compared, an older layout of the log) is not.
+    package func isCurrent(_ sql: String, at index: Int) -> Bool {
+        sql.hasSuffix(definitions[index])
+    }
+
+    /// Makes the triggers that are missing, and again those stored with another text
+    /// (``isCurrent(_:at:)``), in the caller's transaction so that no change goes unlogged
+    /// in between. Returns whether any was missing.
+    ///
+    /// ```swift
+    /// let wasMissing = try triggers.make(in: db)
+    /// ```
+    @discardableResult
+    package func make(in db: Database) throws -> Bool {
+        var missing = false
+        for (index, name) in names.enumerated() {
+            if let stored = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                                arguments: [name]) {
+                if isCurrent(stored, at: index) { continue }
+                try db.execute(sql: "DROP TRIGGER \(Self.identifier(name))")
+            } else {
+                missing = true
+            }
+            try db.execute(sql: "CREATE TRIGGER \(definitions[index])")
+        }
+        return missing
+    }
+
+    /// Whether all three triggers exist as ``definitions`` makes them.
+    package func areCurrent(in db: Database) throws -> Bool {
+        for (index, name) in names.enumerated() {
+            guard let stored = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                                   arguments: [name]),
+                  isCurrent(stored, at: index) else { return false }
+        }
+        return true
     }
 }

@@ -40,17 +40,23 @@ extension SwiduxDatabase {
     /// was created.
     func installJournal(_ tables: [FeedTable]) throws -> Bool {
         try guarded {
-            let (missing, unregistered) = try writer.read { db in
-                (try tables.contains { try !ChangeJournal.isInstalled(in: db, table: $0.name) },
+            let (missing, stale) = try writer.read { db in
+                (try tables.contains { table in
+                     // Triggers a sync engine made for a table no store followed yet do not
+                     // journal the rows it writes from the server: missing for a follower.
+                     try !ChangeJournal.isInstalled(in: db, table: table.name)
+                         || LoggedTables.entry(table.name, in: db).map { $0.positionColumn == nil } == true
+                 },
                  try tables.contains { table in
-                     try !ChangeJournal.isRegistered(in: db, table: table.name, idColumn: table.idColumn,
-                                                     positionColumn: table.positionColumn)
+                     try !ChangeJournal.isCurrent(in: db, table: table.name, idColumn: table.idColumn,
+                                                  positionColumn: table.positionColumn)
                  })
             }
-            guard missing || unregistered else { return false }
+            guard missing || stale else { return false }
             if access == .readOnly {
-                // Triggers without their registry entry (a file of an older version) still log
-                // every change: the entry is written at the next writable open.
+                // Triggers without their registry entry or of an older layout (a file of an
+                // older version) still log every change: they are made again at the next
+                // writable open.
                 if !missing { return false }
                 throw SwiduxDatabaseError(path: path, cause: .readOnly)
             }

@@ -5,8 +5,9 @@ import SwiduxSQLite
 /// The client's tables in the app's database file (created on first use, idempotent):
 ///
 /// - `swidux_sync_outbox(seq, tbl, rid, op, cols)`: one entry per changed row of a synced
-///   table, written by AFTER INSERT/UPDATE/DELETE triggers in the transaction of the change —
-///   whoever made it (a Swidux flush, plain SQL, a cascade), while sync runs or not.
+///   table, fed from SwiduxSQLite's change journal (whose triggers on the table log every
+///   change in the transaction that made it, whoever made it: a Swidux flush, plain SQL, a
+///   cascade; while sync runs or not) by one trigger on the journal (``feed``).
 ///   `op` is `I`, `U` or `D`; `cols`, for `U`, the names of the columns the update changed
 ///   (each after a U+001F; the update trigger compares `OLD` and `NEW`), so that a push sends
 ///   only those. `NULL` (an entry written before the column existed, or after the
@@ -37,8 +38,8 @@ import SwiduxSQLite
 /// `refill:<table>` (the progress of that fill), and `scope` (the server's `PushResponse.scope`, of SwiduxSyncWire:
 /// the cursor, versions and client id belong to; absent before the first answer). While the
 /// engine writes a table's rows from the server (``applying(_:_:_:)``), the table's
-/// `applying` mark in the registry of logged tables is set, and the insert and update
-/// triggers write no outbox entry.
+/// `applying` mark in the registry of logged tables is set, and its inserts and updates are
+/// journaled without an op (or not at all when no store follows the table): not queued.
 enum SyncSchema {
     static let outbox = "swidux_sync_outbox"
     static let state = "swidux_sync_state"
@@ -49,11 +50,12 @@ enum SyncSchema {
     static let setAside = "swidux_sync_set_aside"
     static let conflicts = "swidux_sync_conflict"
 
-    /// The outbox triggers' names: `swidux_sync_<table>_insert`, `_update`, `_delete`.
+    /// The names of the outbox's own triggers of an older layout: `swidux_sync_<table>_insert`,
+    /// `_update`, `_delete` (dropped: the outbox is fed from the journal now).
     static let triggerOwner = "swidux_sync"
 
     /// What separates the column names of an outbox entry's `cols`.
-    static let columnSeparator: Character = "\u{1F}"
+    static let columnSeparator = ChangeJournal.columnSeparator
 
     /// The outbox's index of rows (their entries, by table and id).
     private static let outboxIndexName = "\(outbox)_key"
@@ -109,29 +111,21 @@ enum SyncSchema {
             guard try db.tableExists(table.name) else {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
             }
-            // Recorded with what a following store registered of the table (its position
-            // column), so that the table's triggers can be made from both.
-            try LoggedTables.register(LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true), in: db)
+            // The outbox is fed from the journal: the table's triggers are the journal's, made
+            // from what a following store registered of it (its position column) and that it is
+            // synced. Made again when the table's columns changed, so that an update's entry
+            // lists the columns it has now. Entries written before keep their columns: a column
+            // the old trigger did not compare is one the table did not have when it was synced,
+            // filled from the server (``SyncEngine/refill(_:table:)``) rather than pushed with
+            // its default.
+            try ChangeJournal.install(in: db, LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true))
+            // The outbox's own triggers of an older layout: they would queue every change twice.
+            for name in RowChangeTriggers.names(owner: triggerOwner, table: table.name) {
+                try db.execute(sql: "DROP TRIGGER IF EXISTS \(RowChangeTriggers.identifier(name))")
+            }
+            try noteColumns(try self.columns(of: table, db), of: table, db)
             let quoted = table.name.quotedDatabaseIdentifier
             let id = table.idColumn.quotedDatabaseIdentifier
-            let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
-            // Triggers made before the `applying` condition, or an update trigger that does not
-            // compare the table's current columns (made before changes were recorded by column, or before a migration
-            // changed the table): made again.
-            let columns = try self.columns(of: table, db)
-            let changed = changedColumns(columns)
-            for (index, name) in names.prefix(2).enumerated() {
-                if let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
-                                                 arguments: [name]),
-                   !sql.contains(applyingCondition) || (index == 1 && !sql.contains(changed)) {
-                    // Entries the old trigger wrote keep their columns: a column it did not compare
-                    // is one the table did not have when it was synced, filled from the server
-                    // (``SyncEngine/refill(_:table:)``) rather than pushed with its default.
-                    try db.execute(sql: "DROP TRIGGER \(RowChangeTriggers.identifier(name))")
-                }
-            }
-            try noteColumns(columns, of: table, db)
-            try db.execute(sql: triggers(table, changed: changed).sql)
             if known.insert(table.name).inserted {
                 // First sync of this table in this file: every existing row is an insert.
                 try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",
@@ -139,39 +133,27 @@ enum SyncSchema {
                 try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
             }
         }
+        // After the journal was made (by the first table's install).
+        if !tables.isEmpty { try db.execute(sql: feed) }
     }
 
-    /// The outbox's triggers on `table`. An insert is `I`; an update `U` with the columns it
-    /// changed (`changed`: ``changedColumns(_:)``), or, when it changed the row's id, a `D` of
-    /// the old id and an `I` of the new one (the server knows rows by id); a delete `D`.
-    /// Inserts and updates are skipped while the engine writes the table's rows as the server
-    /// has them (``applying(_:_:_:)``): pushing them back would echo the server's own rows.
-    /// A delete is always queued: what is applied under that mark is live rows only.
-    static func triggers(_ table: SyncTable, changed: String) -> RowChangeTriggers {
-        let idChanged = RowChangeTriggers.changed(table.idColumn)
-        return RowChangeTriggers(
-            owner: triggerOwner, log: outbox, table: table.name, idColumn: table.idColumn,
-            inserted: [("op", "'I'")],
-            movedAway: [("op", "'D'")],
-            updated: [("op", "CASE WHEN \(idChanged) THEN 'I' ELSE 'U' END"),
-                      ("cols", "CASE WHEN \(idChanged) THEN NULL ELSE \(changed) END")],
-            deleted: [("op", "'D'")],
-            insertAndUpdateWhen: "(\(LoggedTables.applyingMark(table.name))) IS NOT 1")
-    }
+    /// The trigger that feeds the outbox from the journal (`swidux_change`): every entry of a
+    /// synced table that has an op (not a row the engine wrote as the server has it) is queued
+    /// with its op and columns. The outbox keeps its own sequence and what is not acknowledged
+    /// yet, which the journal's pruning would lose.
+    static let feedName = "\(outbox)_feed"
+    static let feed = """
+        CREATE TRIGGER IF NOT EXISTS \(feedName) AFTER INSERT ON \(ChangeJournal.table)
+            WHEN NEW.op IS NOT NULL AND (SELECT synced FROM \(LoggedTables.table) WHERE tbl = NEW.tbl) = 1
+        BEGIN
+            INSERT INTO \(outbox) (tbl, rid, op, cols) VALUES (NEW.tbl, NEW.rid, NEW.op, NEW.cols);
+        END
+        """
 
     /// The columns of `table` but its id, in the table's order.
     static func columns(of table: SyncTable, _ db: Database) throws -> [String] {
         let id = table.idColumn.lowercased()
         return try db.columns(in: table.name).map(\.name).filter { $0.lowercased() != id }
-    }
-
-    /// The update trigger's expression of the columns an update changed: for each column
-    /// whose `OLD` and `NEW` differ, U+001F and its name.
-    static func changedColumns(_ columns: [String]) -> String {
-        guard !columns.isEmpty else { return "''" }
-        return "(" + columns.map { name in
-            "CASE WHEN \(RowChangeTriggers.changed(name)) THEN \(RowChangeTriggers.literal(String(columnSeparator) + name)) ELSE '' END"
-        }.joined(separator: " || ") + ")"
     }
 
     /// The column names of an outbox entry's `cols`.
@@ -213,10 +195,6 @@ enum SyncSchema {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(outboxIndexName)')")) ?? false
     }
 
-    /// What the insert and update triggers read: whether their table is being written from
-    /// the server (every table's mark starts with it).
-    static let applyingCondition = LoggedTables.applyingMarkPrefix
-
     /// Runs `body`, which writes rows of `table` as the server has them and nothing else
     /// (pulled live rows: an upsert neither deletes nor cascades), without outbox entries for
     /// them (a first pull wrote an entry for every row, then deleted it as an echo).
@@ -231,23 +209,21 @@ enum SyncSchema {
     static func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
         guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside),
               try db.tableExists(conflicts), try db.columns(in: outbox).contains(where: { $0.name == "cols" }),
-              try db.columns(in: conflicts).contains(where: { $0.name == "kind" })
+              try db.columns(in: conflicts).contains(where: { $0.name == "kind" }),
+              try tables.isEmpty || Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [feedName]) ?? false
         else { return false }
         for table in tables {
             guard try db.tableExists(table.name) else { return false }
-            // The insert and update triggers with their `applying` condition, the update
-            // trigger comparing the table's current columns.
-            let names = RowChangeTriggers.names(owner: triggerOwner, table: table.name)
+            // The journal's triggers made from the synced entry and the table's current
+            // columns, and none of the outbox's own of an older layout.
             let columns = try self.columns(of: table, db)
-            let triggers = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)
-                    AND (name = ? OR instr(sql, ?) > 0) AND (name <> ? OR instr(sql, ?) > 0)
-                """, arguments: StatementArguments(names + [names[2], applyingCondition, names[1], changedColumns(columns)])) ?? 0
+            let old = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)",
+                                       arguments: StatementArguments(RowChangeTriggers.names(owner: triggerOwner, table: table.name))) ?? 0
+            guard old == 0, try ChangeJournal.isCurrent(in: db, syncedTable: table.name, idColumn: table.idColumn) else { return false }
             let noted = String.fromDatabaseValue(try value("columns:" + table.name, db))
             if noted != columns.joined(separator: String(columnSeparator)), try value("refill:" + table.name, db).isNull { return false }
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
-            let registered = try LoggedTables.entry(table.name, in: db)
-            if triggers != 3 || !known || registered?.synced != true || registered?.idColumn != table.idColumn { return false }
+            if !known { return false }
         }
         return true
     }

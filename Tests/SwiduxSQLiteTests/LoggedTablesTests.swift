@@ -65,9 +65,9 @@ import Testing
             try ChangeJournal.install(in: db, table: "it's", idColumn: Self.id, positionColumn: "a")
             // A file of the version before the registry: the triggers, no entry.
             try db.execute(sql: "DROP TABLE \(LoggedTables.table)")
-            #expect(try !ChangeJournal.isRegistered(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
+            #expect(try !ChangeJournal.isCurrent(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
             let created = try ChangeJournal.install(in: db, table: "it's", idColumn: Self.id, positionColumn: "a")
-            #expect(try ChangeJournal.isRegistered(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
+            #expect(try ChangeJournal.isCurrent(in: db, table: "it's", idColumn: Self.id, positionColumn: "a"))
             #expect(try ChangeJournal.isInstalled(in: db, table: "it's"))
             return created
         }
@@ -98,6 +98,30 @@ import Testing
         again.cancel()
         #expect(try await writable.writer.read { db in try LoggedTables.entry("todo", in: db) }
                 == LoggedTables.Entry(table: "todo", idColumn: Schema.todos.idColumn, positionColumn: Schema.todos.positionColumn))
+        try writable.close()
+    }
+
+    @Test func readOnlyFileOnlySyncedIsNotFollowed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("synced.sqlite")
+        do {
+            let database = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+            try await database.writer.write { db in
+                // What a sync engine installs: the journal's triggers, which leave out the rows
+                // it writes from the server while no store follows the table.
+                _ = try ChangeJournal.install(in: db, LoggedTables.Entry(table: "todo", idColumn: Schema.todos.idColumn, synced: true))
+            }
+            try database.close()
+        }
+        let readOnly = try SwiduxDatabase(path: path, migrations: Schema.migrations, access: .readOnly)
+        #expect(throws: SwiduxDatabaseError.self) { try readOnly.changeFeed(for: Schema.todos) }
+        try readOnly.close()
+        // A writable open registers the position column: the applied rows are journaled.
+        let writable = try SwiduxDatabase(path: path, migrations: Schema.migrations)
+        let feed = try writable.changeFeed(for: Schema.todos)
+        feed.cancel()
+        #expect(try await writable.writer.read { db in try LoggedTables.entry("todo", in: db)?.positionColumn }
+                == Schema.todos.positionColumn)
         try writable.close()
     }
 

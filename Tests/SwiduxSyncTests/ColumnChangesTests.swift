@@ -106,6 +106,11 @@ struct ColumnChangesTests {
         #expect(changes.map(\.columns) == [["name": .text("Old edit"), "position": .integer(7)]])
         #expect(changes.map(\.baseVersion) == [5])
         #expect(try await database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables) })
+        // The outbox's own trigger is gone: the journal's feed it.
+        let triggers = try await database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'folder' ORDER BY name")
+        }
+        #expect(triggers == ["swidux_change_folder_delete", "swidux_change_folder_insert", "swidux_change_folder_update"])
     }
 
     @Test("a migration adding a column: the trigger compares it, and the table is filled from the server")

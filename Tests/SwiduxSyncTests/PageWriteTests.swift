@@ -149,14 +149,17 @@ struct PageWriteTests {
         #expect(try fixture.outbox() == ["tag t005 U", "tag local I"])
     }
 
-    @Test("A file whose sync triggers predate the applying mark gets them made again, and keeps its queued entries")
+    @Test("A file whose outbox has its own triggers (an earlier version's) loses them, is fed from the journal, and keeps its queued entries")
     func oldTriggersUpgraded() async throws {
         let (fixture, _) = try Self.fixture()
         try await fixture.database.writer.write { db in
-            // The triggers as an earlier version made them.
+            // The outbox's own triggers as an earlier version made them, the journal's missing.
+            for name in ChangeJournal.triggerNames("tag") + [SyncSchema.feedName] {
+                try db.execute(sql: "DROP TRIGGER \(name)")
+            }
             for (suffix, body) in [("insert", "INSERT INTO swidux_sync_outbox (tbl, rid, op) VALUES ('tag', NEW.id, 'I');"),
-                                   ("update", "INSERT INTO swidux_sync_outbox (tbl, rid, op) VALUES ('tag', NEW.id, 'U');")] {
-                try db.execute(sql: "DROP TRIGGER swidux_sync_tag_\(suffix)")
+                                   ("update", "INSERT INTO swidux_sync_outbox (tbl, rid, op) VALUES ('tag', NEW.id, 'U');"),
+                                   ("delete", "INSERT INTO swidux_sync_outbox (tbl, rid, op) VALUES ('tag', OLD.id, 'D');")] {
                 try db.execute(sql: "CREATE TRIGGER swidux_sync_tag_\(suffix) AFTER \(suffix.uppercased()) ON tag BEGIN \(body) END")
             }
             try db.execute(sql: "INSERT INTO tag (id, name) VALUES ('old', 'queued before')")
@@ -165,13 +168,19 @@ struct PageWriteTests {
         let engine = try SyncEngine(writer: fixture.database.writer, tables: [SyncTable(name: "tag")])
         try await fixture.database.writer.read { db in
             #expect(try SyncSchema.isInstalled(in: db, tables: [SyncTable(name: "tag")]))
-            let triggers = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'swidux_sync_tag_%'")
-            #expect(triggers.count == 3)
-            #expect(triggers.filter { $0.contains(SyncSchema.applyingCondition) }.count == 2)
+            let triggers = try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'trigger' AND (tbl_name = 'tag' OR name = ?) ORDER BY name
+                """, arguments: [SyncSchema.feedName])
+            #expect(triggers == ChangeJournal.triggerNames("tag").sorted() + [SyncSchema.feedName])
         }
-        #expect(try fixture.outbox().contains("tag old I"))
+        #expect(try fixture.outbox() == ["tag old I"])
         _ = try engine.apply(PullResponse(rows: (0..<10).map { Self.tag($0, version: Int64($0 + 1)) }, cursor: 10, hasMore: false))
         #expect(try fixture.outbox() == ["tag old I"])
+        // One entry per change, fed from the journal.
+        try await fixture.database.writer.write { db in
+            try db.execute(sql: "UPDATE tag SET note = 'x' WHERE id = 't001'; DELETE FROM tag WHERE id = 't002'")
+        }
+        #expect(try fixture.outbox() == ["tag old I", "tag t001 U", "tag t002 D"])
     }
 
     @Test("A row twice in a page with the same version is written once, versions looked up or not")
