@@ -12,9 +12,9 @@ extension EntityTable {
     /// Loads the current rows of the changed ids (`entries`, one per id). A missing row is a
     /// deletion. Entries whose id or row does not decode are skipped and described in `problems`.
     func loadChanges(_ entries: [JournalEntry], in db: Database, problems: inout [String]) throws -> TableChanges<Entity> {
-        let table = name.quotedDatabaseIdentifier
-        let id = idColumn.quotedDatabaseIdentifier
-        let position = positionColumn.quotedDatabaseIdentifier
+        let table = name.sqlIdentifier
+        let id = idColumn.sqlIdentifier
+        let position = positionColumn.sqlIdentifier
         let select = try db.cachedStatement(sql: "SELECT * FROM \(table) WHERE \(id) = ?")
         let nextAtSamePosition = try db.cachedStatement(
             sql: "SELECT \(id) FROM \(table) WHERE \(position) = ? AND \(id) > ? ORDER BY \(id) LIMIT 4")

@@ -76,7 +76,7 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         self.fetchAllRows = { db, table in
             let decoder = JSONDecoder()
             var entities: [Entity] = []
-            let sql = "SELECT data FROM \(table.name.quotedDatabaseIdentifier) ORDER BY position, id"
+            let sql = "SELECT data FROM \(table.name.sqlIdentifier) ORDER BY position, id"
             let rows = try Row.fetchCursor(db.cachedStatement(sql: sql))
             while let row = try rows.next() {
                 let entity = try row.withUnsafeData(atIndex: 0) { data -> Entity in
@@ -143,7 +143,7 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         self.encodeJSON = nil
         self.decodeRow = { row in try Entity(row: row) }
         self.fetchAllRows = { db, table in
-            let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) ORDER BY \(table.positionColumn.quotedDatabaseIdentifier), \(table.idColumn.quotedDatabaseIdentifier)"
+            let sql = "SELECT * FROM \(table.name.sqlIdentifier) ORDER BY \(table.positionColumn.sqlIdentifier), \(table.idColumn.sqlIdentifier)"
             do {
                 return try Entity.fetchAll(db.cachedStatement(sql: sql))
             } catch let error as DatabaseError {
@@ -217,9 +217,9 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
     /// ```
     @discardableResult
     public func write(_ batch: WriteBatch<Entity>, in db: Database) throws -> WriteResult<Entity.ID> {
-        let table = name.quotedDatabaseIdentifier
-        let id = idColumn.quotedDatabaseIdentifier
-        let position = positionColumn.quotedDatabaseIdentifier
+        let table = name.sqlIdentifier
+        let id = idColumn.sqlIdentifier
+        let position = positionColumn.sqlIdentifier
         var vanished: [Entity.ID] = []
 
         if !batch.deletions.isEmpty {
@@ -297,10 +297,10 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
     /// rows the order does not list, the listed ones are placed before all of them:
     /// positions start at the smallest stored position minus the count.
     private func writeOrder(_ order: [Entity.ID], in db: Database) throws {
-        let table = name.quotedDatabaseIdentifier
-        let position = positionColumn.quotedDatabaseIdentifier
+        let table = name.sqlIdentifier
+        let position = positionColumn.sqlIdentifier
         let update = try db.cachedStatement(
-            sql: "UPDATE \(table) SET \(position) = ? WHERE \(idColumn.quotedDatabaseIdentifier) = ?")
+            sql: "UPDATE \(table) SET \(position) = ? WHERE \(idColumn.sqlIdentifier) = ?")
         let minimum = try db.cachedStatement(sql: "SELECT min(\(position)) FROM \(table)")
         func place(from base: Int64) throws -> Int {
             var placed = 0
@@ -324,19 +324,19 @@ where Entity.ID: DatabaseValueConvertible & Sendable {
         var assigned = columns
         let idName = assigned.remove(at: idIndex)
         let assignments = assigned.isEmpty
-            ? "\(idName.quotedDatabaseIdentifier) = \(idName.quotedDatabaseIdentifier)"
-            : assigned.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
-        return "UPDATE \(name.quotedDatabaseIdentifier) SET \(assignments) WHERE \(idName.quotedDatabaseIdentifier) = ?"
+            ? "\(idName.sqlIdentifier) = \(idName.sqlIdentifier)"
+            : assigned.map { "\($0.sqlIdentifier) = ?" }.joined(separator: ", ")
+        return "UPDATE \(name.sqlIdentifier) SET \(assignments) WHERE \(idName.sqlIdentifier) = ?"
     }
 
     private func upsertSQL(columns: [String]) -> String {
-        let quoted = columns.map(\.quotedDatabaseIdentifier)
-        let id = idColumn.quotedDatabaseIdentifier
+        let quoted = columns.map(\.sqlIdentifier)
+        let id = idColumn.sqlIdentifier
         let updates = columns.filter { $0.lowercased() != idColumn.lowercased() }
-            .map { "\($0.quotedDatabaseIdentifier) = excluded.\($0.quotedDatabaseIdentifier)" }
+            .map { "\($0.sqlIdentifier) = excluded.\($0.sqlIdentifier)" }
         let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
-        return "INSERT INTO \(name.quotedDatabaseIdentifier) (\((quoted + [positionColumn.quotedDatabaseIdentifier]).joined(separator: ", "))) "
+        return "INSERT INTO \(name.sqlIdentifier) (\((quoted + [positionColumn.sqlIdentifier]).joined(separator: ", "))) "
             + "VALUES (\(placeholders)) ON CONFLICT(\(id)) \(conflict)"
     }
 }

@@ -170,7 +170,7 @@ extension FlushNote {
             changedSince: { ids, db in
                 let written = Dictionary(batch.writes.map { ($0.id.databaseValue, $0) }, uniquingKeysWith: { _, last in last })
                 let select = try db.cachedStatement(
-                    sql: "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?")
+                    sql: "SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?")
                 var changed = Set<DatabaseValue>()
                 for id in ids {
                     guard let row = try Row.fetchOne(select, arguments: [id]) else { changed.insert(id); continue }

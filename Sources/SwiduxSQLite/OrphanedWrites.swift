@@ -63,10 +63,10 @@ final class FlushAttempt: @unchecked Sendable {
         }
         var found: [String: Set<DatabaseValue>] = [:]
         for (table, entry) in written {
-            let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check(\(table.quotedDatabaseIdentifier))")
+            let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check(\(table.sqlIdentifier))")
             guard !violations.isEmpty else { continue }
             let idOf = try db.cachedStatement(
-                sql: "SELECT \(entry.idColumn.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE rowid = ?")
+                sql: "SELECT \(entry.idColumn.sqlIdentifier) FROM \(table.sqlIdentifier) WHERE rowid = ?")
             for violation in violations {
                 // (table, rowid, parent, fkid); rowid is NULL for a WITHOUT ROWID table.
                 guard let rowid = violation[1] as Int64?,

@@ -68,15 +68,8 @@ package struct RowChangeTriggers: Sendable {
 
     /// `OLD.<column> IS NOT NEW.<column>`, for an update trigger's expressions.
     package static func changed(_ column: String) -> String {
-        let quoted = identifier(column)
+        let quoted = column.sqlIdentifier
         return "OLD.\(quoted) IS NOT NEW.\(quoted)"
-    }
-
-    /// `name` as an SQL identifier: in double quotes, a double quote in it doubled (GRDB's
-    /// `quotedDatabaseIdentifier` only adds the outer quotes, and a `"` in a table's or a
-    /// column's name would end the identifier early).
-    package static func identifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// `text` as an SQL string literal. Table and column names end up inside the triggers'
@@ -94,33 +87,33 @@ package struct RowChangeTriggers: Sendable {
     /// trigger's text from its name on as it was given, after `CREATE TRIGGER `, so a stored
     /// trigger made from the same values ends with it (``isCurrent(_:at:)``).
     package var definitions: [String] {
-        let quoted = Self.identifier(table)
-        let log = Self.identifier(self.log)
+        let quoted = table.sqlIdentifier
+        let log = self.log.sqlIdentifier
         let name = Self.literal(table)
-        let id = Self.identifier(idColumn)
+        let id = idColumn.sqlIdentifier
         let when = insertAndUpdateWhen.map { " WHEN \($0)" } ?? ""
         func columns(_ values: [Value]) -> String {
-            (["tbl", "rid"] + values.map { Self.identifier($0.column) }).joined(separator: ", ")
+            (["tbl", "rid"] + values.map { $0.column.sqlIdentifier }).joined(separator: ", ")
         }
         func expressions(_ row: String, _ values: [Value]) -> String {
             ([name, "\(row).\(id)"] + values.map(\.expression)).joined(separator: ", ")
         }
         return [
             """
-            \(Self.identifier(names[0])) AFTER INSERT ON \(quoted)\(when)
+            \(names[0].sqlIdentifier) AFTER INSERT ON \(quoted)\(when)
             BEGIN
                 INSERT INTO \(log) (\(columns(inserted))) VALUES (\(expressions("NEW", inserted)));
             END
             """,
             """
-            \(Self.identifier(names[1])) AFTER UPDATE ON \(quoted)\(when)
+            \(names[1].sqlIdentifier) AFTER UPDATE ON \(quoted)\(when)
             BEGIN
                 INSERT INTO \(log) (\(columns(movedAway))) SELECT \(expressions("OLD", movedAway)) WHERE \(idChanged);
                 INSERT INTO \(log) (\(columns(updated))) VALUES (\(expressions("NEW", updated)));
             END
             """,
             """
-            \(Self.identifier(names[2])) AFTER DELETE ON \(quoted)
+            \(names[2].sqlIdentifier) AFTER DELETE ON \(quoted)
             BEGIN
                 INSERT INTO \(log) (\(columns(deleted))) VALUES (\(expressions("OLD", deleted)));
             END
@@ -149,7 +142,7 @@ package struct RowChangeTriggers: Sendable {
             if let stored = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
                                                 arguments: [name]) {
                 if isCurrent(stored, at: index) { continue }
-                try db.execute(sql: "DROP TRIGGER \(Self.identifier(name))")
+                try db.execute(sql: "DROP TRIGGER \(name.sqlIdentifier)")
             } else {
                 missing = true
             }

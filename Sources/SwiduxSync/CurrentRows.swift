@@ -78,7 +78,7 @@ struct CurrentRows {
 
     private mutating func reader(_ table: SyncTable, _ db: Database) throws -> Reader {
         if let reader = readers[table.name] { return reader }
-        let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+        let sql = "SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
         let statement = try RawStatement(db, sql: sql)
         let id = table.idColumn.lowercased()
         let members = statement.columnNames.enumerated()

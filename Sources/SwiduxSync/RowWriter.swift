@@ -41,7 +41,7 @@ struct RowWriter {
             if let cached = deletes[table.name] {
                 delete = cached
             } else {
-                let sql = "DELETE FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+                let sql = "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
                 delete = try db.cachedStatement(sql: sql)
                 deletes[table.name] = delete
             }
@@ -136,11 +136,11 @@ struct RowWriter {
         }
         let idColumn = table.idColumn.lowercased()
         let written = keys.filter { local[$0.lowercased()] != nil && $0.lowercased() != idColumn }
-        let id = table.idColumn.quotedDatabaseIdentifier
-        let quoted = written.map { local[$0.lowercased()]!.quotedDatabaseIdentifier }
+        let id = table.idColumn.sqlIdentifier
+        let quoted = written.map { local[$0.lowercased()]!.sqlIdentifier }
         let row = "(" + Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ") + ")"
         let conflict = quoted.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let prefix = "INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(([id] + quoted).joined(separator: ", "))) VALUES "
+        let prefix = "INSERT INTO \(table.name.sqlIdentifier) (\(([id] + quoted).joined(separator: ", "))) VALUES "
         let suffix = " ON CONFLICT(\(id)) \(conflict)"
         return Upsert(keys: keys, written: written, statement: try db.cachedStatement(sql: prefix + row + suffix),
                       many: MultiRowSQL(prefix, row: row, suffix: suffix, full: Self.rowsPerStatement))

@@ -242,8 +242,8 @@ extension SyncEngine {
                 guard let value = resolve(SyncMerge(conflict: conflict)) else { continue }
                 let columns = try SyncSchema.columns(of: table, db)
                 if let local = columns.first(where: { $0 == conflict.column }) ?? columns.first(where: { $0.lowercased() == conflict.column.lowercased() }) {
-                    let column = local.quotedDatabaseIdentifier
-                    let name = table.name.quotedDatabaseIdentifier, id = table.idColumn.quotedDatabaseIdentifier
+                    let column = local.sqlIdentifier
+                    let name = table.name.sqlIdentifier, id = table.idColumn.sqlIdentifier
                     try db.execute(sql: "UPDATE \(name) SET \(column) = ? WHERE \(id) = ? AND \(column) IS NOT ?",
                                    arguments: [value.databaseValue, key.id, value.databaseValue])
                 }

@@ -62,9 +62,9 @@ extension SyncEngine {
         let names = columns.keys.sorted()
         let assignments = names.map { name in
             (local.keys.first(where: { $0 == name }) ?? local.keys.first(where: { $0.lowercased() == name.lowercased() }) ?? name)
-                .quotedDatabaseIdentifier + " = ?"
+                .sqlIdentifier + " = ?"
         }
-        let sql = "UPDATE \(table.name.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+        let sql = "UPDATE \(table.name.sqlIdentifier) SET \(assignments.joined(separator: ", ")) WHERE \(table.idColumn.sqlIdentifier) = ?"
         let arguments = StatementArguments(names.map { columns[$0]!.databaseValue } + [key.id])
         do {
             try SyncSchema.applying(table.name, db) { try db.execute(sql: sql, arguments: arguments) }

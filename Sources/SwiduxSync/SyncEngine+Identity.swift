@@ -127,7 +127,7 @@ extension SyncEngine {
             for table in self.tables {
                 try db.execute(sql: """
                     INSERT INTO \(SyncSchema.outbox) (tbl, rid, op)
-                    SELECT ?, \(table.idColumn.quotedDatabaseIdentifier), 'I' FROM \(table.name.quotedDatabaseIdentifier) ORDER BY rowid
+                    SELECT ?, \(table.idColumn.sqlIdentifier), 'I' FROM \(table.name.sqlIdentifier) ORDER BY rowid
                     """, arguments: [table.name])
             }
         }

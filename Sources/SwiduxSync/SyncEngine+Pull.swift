@@ -196,8 +196,8 @@ extension SyncEngine {
                       let rowid = violation[1] as Int64? else {
                     throw SyncError.local(SyncSetupError(message: "a foreign key of table \"\(tableName)\" is violated and it is not a synced table with a rowid"))
                 }
-                let name = table.name.quotedDatabaseIdentifier
-                guard let id = try DatabaseValue.fetchOne(db, sql: "SELECT \(table.idColumn.quotedDatabaseIdentifier) FROM \(name) WHERE rowid = ?", arguments: [rowid]) else { continue }
+                let name = table.name.sqlIdentifier
+                guard let id = try DatabaseValue.fetchOne(db, sql: "SELECT \(table.idColumn.sqlIdentifier) FROM \(name) WHERE rowid = ?", arguments: [rowid]) else { continue }
                 let key = RowKey(table: table.name, id: id)
                 guard handled.insert(key).inserted else { continue }
                 let orphan = try touched[key] != nil
@@ -223,14 +223,14 @@ extension SyncEngine {
         guard let parentTable, let foreignKey,
               let parent = tables.first(where: { $0.name.lowercased() == parentTable.lowercased() })
         else { return false }
-        let columns = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.name.quotedDatabaseIdentifier))")
+        let columns = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.name.sqlIdentifier))")
             .filter { ($0["id"] as Int64?) == foreignKey }
         // One column, referring to the parent's id (or to its primary key, unnamed).
         guard columns.count == 1, let from: String = columns[0]["from"] else { return false }
         let to: String? = columns[0]["to"]
         guard to == nil || to?.lowercased() == parent.idColumn.lowercased() else { return false }
         guard let value = try DatabaseValue.fetchOne(
-            db, sql: "SELECT \(from.quotedDatabaseIdentifier) FROM \(table.name.quotedDatabaseIdentifier) WHERE rowid = ?", arguments: [rowid]),
+            db, sql: "SELECT \(from.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE rowid = ?", arguments: [rowid]),
             !value.isNull
         else { return false }
         return try baseVersion(RowKey(table: parent.name, id: value), db) != nil

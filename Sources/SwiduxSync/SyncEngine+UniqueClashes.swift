@@ -27,7 +27,7 @@ extension SyncEngine {
             // A local row not pushed yet (or never synced) is the latest in the server's order.
             let otherIsLater = try hasOutboxEntry(otherKey, db) || otherVersion.map { $0 > row.version } ?? true
             if otherIsLater {
-                let quotedID = table.idColumn.quotedDatabaseIdentifier, name = table.name.quotedDatabaseIdentifier
+                let quotedID = table.idColumn.sqlIdentifier, name = table.name.sqlIdentifier
                 guard let stored = try Row.fetchOne(db, sql: "SELECT * FROM \(name) WHERE \(quotedID) = ?", arguments: [otherID])
                 else { return false }
                 var otherValues: [String: SyncValue] = [:]
@@ -36,7 +36,7 @@ extension SyncEngine {
                 else { return false }
                 let changes = Self.changes(rename, localName)
                 guard !changes.isEmpty else { return false }
-                let assignments = changes.map { "\($0.key.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
+                let assignments = changes.map { "\($0.key.sqlIdentifier) = ?" }.joined(separator: ", ")
                 do {
                     // No outbox entry now: the rename is queued once the pulled rows' echo is removed.
                     try SyncSchema.applying(table.name, db) {

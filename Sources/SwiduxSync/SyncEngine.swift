@@ -102,7 +102,7 @@ final class SyncEngine: Sendable {
 
     /// The row's columns but the id, or `nil` when there is no such row.
     func currentColumns(_ key: RowKey, table: SyncTable, _ db: Database) throws -> [String: SyncValue]? {
-        let sql = "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.idColumn.quotedDatabaseIdentifier) = ?"
+        let sql = "SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return nil }
         var columns: [String: SyncValue] = [:]
         for (name, value) in row where name.lowercased() != table.idColumn.lowercased() {

@@ -103,7 +103,7 @@ enum SyncSchema {
         // it whole.
         var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
         if try tables.contains(where: { table in
-            try !known.contains(table.name) && db.tableExists(table.name) && hasRows(table.name.quotedDatabaseIdentifier, db)
+            try !known.contains(table.name) && db.tableExists(table.name) && hasRows(table.name.sqlIdentifier, db)
         }) {
             try db.execute(sql: "DROP INDEX IF EXISTS \(outboxIndexName)")
         }
@@ -121,11 +121,11 @@ enum SyncSchema {
             try ChangeJournal.install(in: db, LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true))
             // The outbox's own triggers of an older layout: they would queue every change twice.
             for name in RowChangeTriggers.names(owner: triggerOwner, table: table.name) {
-                try db.execute(sql: "DROP TRIGGER IF EXISTS \(RowChangeTriggers.identifier(name))")
+                try db.execute(sql: "DROP TRIGGER IF EXISTS \(name.sqlIdentifier)")
             }
             try noteColumns(try self.columns(of: table, db), of: table, db)
-            let quoted = table.name.quotedDatabaseIdentifier
-            let id = table.idColumn.quotedDatabaseIdentifier
+            let quoted = table.name.sqlIdentifier
+            let id = table.idColumn.sqlIdentifier
             if known.insert(table.name).inserted {
                 // First sync of this table in this file: every existing row is an insert.
                 try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",

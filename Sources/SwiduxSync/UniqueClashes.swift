@@ -42,13 +42,13 @@ struct UniqueClashes {
     mutating func indexes(of table: SyncTable, _ db: Database) throws -> [Index] {
         if let cached = indexes[table.name] { return cached }
         var found: [Index] = []
-        let name = table.name.quotedDatabaseIdentifier
+        let name = table.name.sqlIdentifier
         for index in try Row.fetchAll(db, sql: "PRAGMA index_list(\(name))") {
             guard (index["unique"] as Int64?) == 1, (index["origin"] as String?) != "pk", (index["partial"] as Int64?) != 1,
                   let indexName = index["name"] as String? else { continue }
             var columns: [(String, String)] = []
             var usable = true
-            for column in try Row.fetchAll(db, sql: "PRAGMA index_xinfo(\(indexName.quotedDatabaseIdentifier))")
+            for column in try Row.fetchAll(db, sql: "PRAGMA index_xinfo(\(indexName.sqlIdentifier))")
             where (column["key"] as Int64?) == 1 {
                 // An expression (no name) cannot be compared or renamed here.
                 guard let columnName = column["name"] as String? else { usable = false; break }
@@ -78,13 +78,13 @@ struct UniqueClashes {
         var arguments: [DatabaseValue] = []
         for column in index.columns {
             guard let value = lowered[column.name.lowercased()], value != .null else { return nil }
-            conditions.append("\(column.name.quotedDatabaseIdentifier) = ? COLLATE \(column.collation.quotedDatabaseIdentifier)")
+            conditions.append("\(column.name.sqlIdentifier) = ? COLLATE \(column.collation.sqlIdentifier)")
             arguments.append(value.databaseValue)
         }
-        let idColumn = table.idColumn.quotedDatabaseIdentifier
+        let idColumn = table.idColumn.sqlIdentifier
         arguments.append(id)
         return try DatabaseValue.fetchOne(db, sql: """
-            SELECT \(idColumn) FROM \(table.name.quotedDatabaseIdentifier) WHERE \(conditions.joined(separator: " AND ")) AND \(idColumn) IS NOT ? LIMIT 1
+            SELECT \(idColumn) FROM \(table.name.sqlIdentifier) WHERE \(conditions.joined(separator: " AND ")) AND \(idColumn) IS NOT ? LIMIT 1
             """, arguments: StatementArguments(arguments))
     }
 
@@ -130,7 +130,7 @@ struct UniqueClashes {
     /// name another row).
     private mutating func foreignKeys(of table: SyncTable, _ db: Database) throws -> Set<String> {
         if let cached = foreignKeyColumns[table.name] { return cached }
-        let columns = Set(try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.name.quotedDatabaseIdentifier))")
+        let columns = Set(try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.name.sqlIdentifier))")
             .compactMap { ($0["from"] as String?)?.lowercased() })
         foreignKeyColumns[table.name] = columns
         return columns
@@ -144,7 +144,7 @@ struct UniqueClashes {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         for rename in renamed {
             let exists = try Bool.fetchOne(db, sql: """
-                SELECT 1 FROM \(rename.table.name.quotedDatabaseIdentifier) WHERE \(rename.table.idColumn.quotedDatabaseIdentifier) = ?
+                SELECT 1 FROM \(rename.table.name.sqlIdentifier) WHERE \(rename.table.idColumn.sqlIdentifier) = ?
                 """, arguments: [rename.key.id]) ?? false
             guard exists else { continue }
             let cols = rename.columns.map { String(SyncSchema.columnSeparator) + $0 }.joined()

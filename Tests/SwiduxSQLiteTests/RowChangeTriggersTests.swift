@@ -13,7 +13,7 @@ import Testing
         return try queue.write { db in
             // An id column named `the "id"`: its quotes doubled inside the identifier.
             try db.execute(sql: """
-                CREATE TABLE "it's" (\(RowChangeTriggers.identifier(Self.id)) TEXT PRIMARY KEY, "o'k" INTEGER);
+                CREATE TABLE "it's" (\(Self.id.sqlIdentifier) TEXT PRIMARY KEY, "o'k" INTEGER);
                 CREATE TABLE "log'" (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT, rid, op TEXT, moved);
                 CREATE TABLE skip (on_ INTEGER);
                 """)
@@ -37,7 +37,7 @@ import Testing
         let entries = try logged { db in
             try db.execute(sql: #"INSERT INTO "it's" VALUES ('a', 1)"#)
             try db.execute(sql: #"UPDATE "it's" SET "o'k" = 2"#)
-            try db.execute(sql: "UPDATE \"it's\" SET \(RowChangeTriggers.identifier(Self.id)) = 'b'")
+            try db.execute(sql: "UPDATE \"it's\" SET \(Self.id.sqlIdentifier) = 'b'")
             try db.execute(sql: #"DELETE FROM "it's""#)
         }
         #expect(entries == [

@@ -63,4 +63,28 @@ struct PushColumnsTests {
         #expect(names == names.sorted())
         #expect(text[columns.upperBound...].hasPrefix(#""Alpha":2,"a b":5,"mid":3,"zeta":1,"é":4}"#), "\(text)")
     }
+
+    @Test("Columns whose names hold a double quote, the id column too, are queued and pushed: every name is quoted with its quote doubled")
+    func namesWithDoubleQuotes() throws {
+        let fixture = try Fixture(before: { database in
+            try database.writer.write { db in
+                try db.execute(sql: #"CREATE TABLE thing ("the ""id""" TEXT PRIMARY KEY NOT NULL, "say ""hi""", plain)"#)
+                try db.execute(sql: #"INSERT INTO thing VALUES ('x', 1, 2), ('y', 3, 4)"#)
+            }
+        })
+        let table = SyncTable(name: "thing", idColumn: #"the "id""#)
+        let engine = try SyncEngine(writer: fixture.database.writer, tables: [table])
+        let changes = try engine.preparePush().flatMap { try $0.decoded().changes }.filter { $0.table == table.name }
+        #expect(Set(changes.map(\.id)) == [.text("x"), .text("y")])
+        #expect(changes.first { $0.id == .text("x") }?.columns == [#"say "hi""#: .integer(1), "plain": .integer(2)])
+        // A local edit of the quoted column is queued by the triggers like any other.
+        try fixture.database.writer.write { db in
+            try db.execute(sql: #"UPDATE thing SET "say ""hi""" = 5 WHERE "the ""id""" = 'y'"#)
+        }
+        let queued = try fixture.database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT op, cols FROM swidux_sync_outbox WHERE tbl = 'thing' AND rid = 'y' ORDER BY seq DESC")
+        }
+        #expect(queued?["op"] as String? == "U")
+        #expect((queued?["cols"] as String?)?.contains(#"say "hi""#) == true, "\(String(describing: queued))")
+    }
 }
