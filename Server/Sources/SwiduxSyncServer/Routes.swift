@@ -30,7 +30,7 @@ struct Routes: Sendable {
     let connections: ConnectionCounts
     /// The requests in flight per user and per space (``RequestLimits``).
     let requestLimits: RequestLimits
-    /// What an over-limit answer's `Retry-After` says (``SyncServerLimits/retryAfter``).
+    /// What an over-limit or database-unavailable answer's `Retry-After` says (``SyncServerLimits/retryAfter``).
     let retryAfter: Duration
     /// The request's connection, in each request's copy of the routes.
     var connection: ObjectIdentifier?
@@ -285,8 +285,7 @@ struct Routes: Sendable {
     private func admitted(_ caller: Caller, _ body: () async throws -> Response) async throws -> Response {
         guard requestLimits.enter(user: caller.user, space: caller.space) else {
             throw RequestFailure.tooManyRequests(
-                "too many requests in flight for this user (at most \(requestLimits.perUser)) or space (at most \(requestLimits.perSpace)); try again later",
-                retryAfter: retryAfter)
+                "too many requests in flight for this user (at most \(requestLimits.perUser)) or space (at most \(requestLimits.perSpace)); try again later")
         }
         defer { requestLimits.leave(user: caller.user, space: caller.space) }
         return try await body()
@@ -387,7 +386,7 @@ struct Routes: Sendable {
                 // A connection past its address's limit must authenticate: it is refused as
                 // over the limit (and closed by its probation timer), not told why its token failed.
                 failure = .tooManyRequests("too many connections from this address have not signed in (at most \(connections.limit)); "
-                                           + "try again later with a valid token", retryAfter: retryAfter)
+                                           + "try again later with a valid token")
                 failure.closes = true
             }
             // Below the server's default level (notice): an operator turns it on to follow a
@@ -396,7 +395,7 @@ struct Routes: Sendable {
             var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code, requestID: context.id),
                                       status: failure.status))
                 ?? Response(status: failure.status)
-            if let retryAfter = failure.retryAfter {
+            if failure.asksRetry {
                 response.headers[.retryAfter] = String(max(1, Int((retryAfter + .milliseconds(999)).components.seconds)))
             }
             if failure.closes { response.headers[.connection] = "close" }
