@@ -28,6 +28,9 @@ struct Routes: Sendable {
     /// Each connection's admission by its address (``ConnectionCounts``): a request that
     /// authenticates takes its connection out of its address's count.
     let connections: ConnectionCounts
+    /// Which connections' clients are still there (``ConnectionEnds``): a long poll whose
+    /// client went away answers at once.
+    let connectionEnds: ConnectionEnds
     /// The requests in flight per user and per space (``RequestLimits``).
     let requestLimits: RequestLimits
     /// What an over-limit or database-unavailable answer's `Retry-After` says (``SyncServerLimits/retryAfter``).
@@ -171,7 +174,21 @@ struct Routes: Sendable {
         // each key holds the generation seen first, so a shared query saw every commit the
         // wake announced, a revocation included).
         while page.count == 0, ContinuousClock.now < deadline, await !notifier.isClosed {
-            await notifier.wait(space: space, after: seen, timeout: min(deadline - ContinuousClock.now, Self.recheckInterval))
+            let timeout = min(deadline - ContinuousClock.now, Self.recheckInterval)
+            if let connection {
+                // A client that went away (closed the connection, or its sending side) ends the
+                // wait: the poll answers its empty page now, and its request slot is free again.
+                let (notifier, ends, generation) = (self.notifier, connectionEnds, seen)
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await notifier.wait(space: space, after: generation, timeout: timeout) }
+                    group.addTask { await ends.waitForEnd(of: connection) }
+                    await group.next()
+                    group.cancelAll()
+                }
+                if ends.hasEnded(connection) { break }
+            } else {
+                await notifier.wait(space: space, after: seen, timeout: timeout)
+            }
             seen = await notifier.generation(of: space)
             let logger = self.logger, database = self.database
             let current = try await tokenChecks.value(for: TokenKey(token: key, generation: seen)) {
