@@ -42,6 +42,9 @@ let package = Package(
         // What the server counts, served as Prometheus text (`serve --metrics-port`).
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Child processes in the test support only (PostgresTestSupport); swift-system for its file paths.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // The server: schema, tokens, push, pull, long poll, HTTP routes. A library so that
@@ -81,7 +84,11 @@ let package = Package(
         // Throwaway PostgreSQL clusters and child processes, for the tests and the benchmark.
         .target(
             name: "PostgresTestSupport",
-            dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+            ],
             path: "Tests/PostgresTestSupport"
         ),
         // Server apply throughput vs raw postgres-nio inserts (Benchmarks/README.md).

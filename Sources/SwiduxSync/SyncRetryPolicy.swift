@@ -4,7 +4,7 @@
 /// any request of the client again (the long poll, retried after at most a few seconds,
 /// notices the server's return), on ``SyncClient/retryNow()``, and where the Network framework
 /// exists when the network comes back. A request the server refused as over its limits (429)
-/// waits at least the server's `Retry-After` instead (at least 1 s), plus up to half again as
+/// waits the server's `Retry-After` instead (at least 1 s, at most an hour), plus up to half again as
 /// random jitter, and only ``SyncClient/stop()`` ends that wait; a 429 without the header takes
 /// this policy's wait with the same jitter.
 ///

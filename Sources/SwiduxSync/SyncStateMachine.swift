@@ -161,9 +161,8 @@ struct SyncStateMachine {
         let delay = retry.delay(afterFailures: count)
         let backoff = loop == .pull ? min(delay, pullRetryCap) : delay
         guard case .overLimit(let retryAfter) = failure else { return .retry(after: backoff) }
-        // What the server asked for, never less than a second (a "Retry-After: 0" must not
-        // make a tight loop); without it, the usual backoff.
-        let base = retryAfter.map { max($0, Self.shortestRetryAfter) } ?? backoff
+        // What the server asked for, within ``retryAfterRange``; without it, the usual backoff.
+        let base = retryAfter.map { min(max($0, Self.retryAfterRange.lowerBound), Self.retryAfterRange.upperBound) } ?? backoff
         return .backOff(after: base + base * (min(max(jitter, 0), 1) / 2))
     }
 
@@ -172,8 +171,10 @@ struct SyncStateMachine {
         tokenRefused && running && !cancelled
     }
 
-    /// The shortest wait after a 429 whose `Retry-After` asked for less.
-    static let shortestRetryAfter: Duration = .seconds(1)
+    /// The bounds of a 429's `Retry-After` wait, before jitter, and the only ones: at least a
+    /// second (a "Retry-After: 0" must not make a tight loop), at most an hour (a server asking
+    /// for days, by mistake or by a date far ahead, is asked again after an hour).
+    static let retryAfterRange: ClosedRange<Duration> = .seconds(1) ... .seconds(3600)
 
     /// ``SyncClient/retryNow()``: a refused token is tried again.
     mutating func retryNow() {

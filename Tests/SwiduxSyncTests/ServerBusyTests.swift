@@ -4,17 +4,19 @@ import Testing
 
 /// A 429's `Retry-After`, read and honoured by continuous sync's decisions (pure values).
 @Suite struct ServerBusyTests {
-    @Test("Retry-After: seconds, an HTTP date in each of its three forms, a past date, and what is not a wait")
+    @Test("Retry-After: seconds, an HTTP date in each of its three forms, a past date, and what is not a wait; read as asked, unbounded")
     func readsRetryAfter() throws {
         #expect(ServerBusy.retryAfter("5") == .seconds(5))
         #expect(ServerBusy.retryAfter(" 120 ") == .seconds(120))
         #expect(ServerBusy.retryAfter("0") == .zero)
-        #expect(ServerBusy.retryAfter("99999999999999999999") == ServerBusy.longestWait)
+        #expect(ServerBusy.retryAfter("7200") == .seconds(7200))
+        #expect(ServerBusy.retryAfter("99999999999999999999") == .seconds(Int64.max))
         let now = try #require(ISO8601DateFormatter().date(from: "2026-10-21T07:27:50Z"))
         #expect(ServerBusy.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT", now: now) == .seconds(10))
         #expect(ServerBusy.retryAfter("Wednesday, 21-Oct-26 07:28:00 GMT", now: now) == .seconds(10))
         #expect(ServerBusy.retryAfter("Wed Oct 21 07:28:00 2026", now: now) == .seconds(10))
         #expect(ServerBusy.retryAfter("Wed, 21 Oct 2026 07:27:00 GMT", now: now) == .zero)
+        #expect(ServerBusy.retryAfter("Wed, 21 Oct 2026 09:27:50 GMT", now: now) == .seconds(7200))
         for invalid in ["", "-3", "5s", "1.5", "soon", "Wed, 21 Oct 2026"] {
             #expect(ServerBusy.retryAfter(invalid, now: now) == nil, "\(invalid)")
         }
@@ -39,6 +41,15 @@ import Testing
         for _ in 0..<5 {
             #expect(machine.failed(.push, .overLimit(retryAfter: .zero), cancelled: false, jitter: 0) == .backOff(after: .seconds(1)))
         }
+    }
+
+    @Test("a Retry-After over an hour waits an hour, plus up to half again as jitter: the one upper bound")
+    func longestWait() {
+        var machine = SyncStateMachineTests.running()
+        #expect(machine.failed(.push, .overLimit(retryAfter: .seconds(3600)), cancelled: false, jitter: 0) == .backOff(after: .seconds(3600)))
+        #expect(machine.failed(.push, .overLimit(retryAfter: .seconds(7200)), cancelled: false, jitter: 0) == .backOff(after: .seconds(3600)))
+        #expect(machine.failed(.pull, .overLimit(retryAfter: .seconds(7200)), cancelled: false, jitter: 1) == .backOff(after: .seconds(5400)))
+        #expect(machine.failed(.push, .overLimit(retryAfter: .seconds(Int64.max)), cancelled: false, jitter: 0) == .backOff(after: .seconds(3600)))
     }
 
     @Test("a 429 without Retry-After takes the usual backoff (the pull loop's capped), with jitter; a success starts it over")

@@ -6,8 +6,9 @@ struct RequestFailure: Error, CustomStringConvertible {
     let status: HTTPResponse.Status
     let description: String
     var code: SyncErrorBody.Code? = nil
-    /// What the answer's `Retry-After` says (whole seconds, rounded up); nil: no header.
-    var retryAfter: Duration? = nil
+    /// The answer carries `Retry-After`, whose wait is the server's one setting
+    /// (``SyncServerLimits/retryAfter``), for every answer that asks for a retry.
+    var asksRetry = false
     /// The answer says `Connection: close`.
     var closes = false
 
@@ -18,9 +19,9 @@ struct RequestFailure: Error, CustomStringConvertible {
     }
     static let unavailable = Self(status: .serviceUnavailable,
                                   description: "the database is unavailable (PostgreSQL does not answer); try again later",
-                                  retryAfter: .seconds(5))
-    static func tooManyRequests(_ message: String, retryAfter: Duration) -> Self {
-        .init(status: .tooManyRequests, description: message, retryAfter: retryAfter)
+                                  asksRetry: true)
+    static func tooManyRequests(_ message: String) -> Self {
+        .init(status: .tooManyRequests, description: message, asksRetry: true)
     }
     static func contentTooLarge(_ message: String) -> Self { .init(status: .contentTooLarge, description: message) }
     static let tooLarge = Self(status: .contentTooLarge,

@@ -28,9 +28,12 @@ struct Routes: Sendable {
     /// Each connection's admission by its address (``ConnectionCounts``): a request that
     /// authenticates takes its connection out of its address's count.
     let connections: ConnectionCounts
+    /// Which connections' clients are still there (``ConnectionEnds``): a long poll whose
+    /// client went away answers at once.
+    let connectionEnds: ConnectionEnds
     /// The requests in flight per user and per space (``RequestLimits``).
     let requestLimits: RequestLimits
-    /// What an over-limit answer's `Retry-After` says (``SyncServerLimits/retryAfter``).
+    /// What an over-limit or database-unavailable answer's `Retry-After` says (``SyncServerLimits/retryAfter``).
     let retryAfter: Duration
     /// The request's connection, in each request's copy of the routes.
     var connection: ObjectIdentifier?
@@ -171,7 +174,21 @@ struct Routes: Sendable {
         // each key holds the generation seen first, so a shared query saw every commit the
         // wake announced, a revocation included).
         while page.count == 0, ContinuousClock.now < deadline, await !notifier.isClosed {
-            await notifier.wait(space: space, after: seen, timeout: min(deadline - ContinuousClock.now, Self.recheckInterval))
+            let timeout = min(deadline - ContinuousClock.now, Self.recheckInterval)
+            if let connection {
+                // A client that went away (closed the connection, or its sending side) ends the
+                // wait: the poll answers its empty page now, and its request slot is free again.
+                let (notifier, ends, generation) = (self.notifier, connectionEnds, seen)
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await notifier.wait(space: space, after: generation, timeout: timeout) }
+                    group.addTask { await ends.waitForEnd(of: connection) }
+                    await group.next()
+                    group.cancelAll()
+                }
+                if ends.hasEnded(connection) { break }
+            } else {
+                await notifier.wait(space: space, after: seen, timeout: timeout)
+            }
             seen = await notifier.generation(of: space)
             let logger = self.logger, database = self.database
             let current = try await tokenChecks.value(for: TokenKey(token: key, generation: seen)) {
@@ -285,8 +302,7 @@ struct Routes: Sendable {
     private func admitted(_ caller: Caller, _ body: () async throws -> Response) async throws -> Response {
         guard requestLimits.enter(user: caller.user, space: caller.space) else {
             throw RequestFailure.tooManyRequests(
-                "too many requests in flight for this user (at most \(requestLimits.perUser)) or space (at most \(requestLimits.perSpace)); try again later",
-                retryAfter: retryAfter)
+                "too many requests in flight for this user (at most \(requestLimits.perUser)) or space (at most \(requestLimits.perSpace)); try again later")
         }
         defer { requestLimits.leave(user: caller.user, space: caller.space) }
         return try await body()
@@ -387,7 +403,7 @@ struct Routes: Sendable {
                 // A connection past its address's limit must authenticate: it is refused as
                 // over the limit (and closed by its probation timer), not told why its token failed.
                 failure = .tooManyRequests("too many connections from this address have not signed in (at most \(connections.limit)); "
-                                           + "try again later with a valid token", retryAfter: retryAfter)
+                                           + "try again later with a valid token")
                 failure.closes = true
             }
             // Below the server's default level (notice): an operator turns it on to follow a
@@ -396,7 +412,7 @@ struct Routes: Sendable {
             var response = (try? json(SyncErrorBody(error: failure.description, code: failure.code, requestID: context.id),
                                       status: failure.status))
                 ?? Response(status: failure.status)
-            if let retryAfter = failure.retryAfter {
+            if failure.asksRetry {
                 response.headers[.retryAfter] = String(max(1, Int((retryAfter + .milliseconds(999)).components.seconds)))
             }
             if failure.closes { response.headers[.connection] = "close" }

@@ -123,14 +123,16 @@ public struct SyncServer: Sendable {
             var users: JWTUsers?
             if let jwt { users = try await JWTUsers(configuration: jwt) }
             let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
+            let ends = ConnectionEnds()
             Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes,
-                   users: users, metrics: metrics, connections: counts,
+                   users: users, metrics: metrics, connections: counts, connectionEnds: ends,
                    requestLimits: RequestLimits(perUser: limits.maxRequestsPerUser, perSpace: limits.maxRequestsPerSpace),
                    retryAfter: limits.retryAfter)
                 .add(to: router)
             let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
             let http = HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ConnectionLimitHandler(counts: counts, logger: logger),
+                                            ConnectionEndHandler(ends: ends),
                                             RequestTimeoutHandler(timeout: requestTimeout, logger: logger),
                                             ExpectContinueHandler()],
                 idleTimeout: idleTimeout)

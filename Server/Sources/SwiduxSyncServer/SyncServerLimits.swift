@@ -36,8 +36,8 @@ public struct SyncServerLimits: Sendable, Hashable {
     /// The most requests one space may have in flight, all its users and tokens together
     /// (`--max-requests-per-space`, default 1,024): more are answered 429 with `Retry-After`.
     public var maxRequestsPerSpace: Int
-    /// What a 429 answer's `Retry-After` asks the client to wait (`--retry-after`, default
-    /// 5 s; sent in whole seconds, at least 1).
+    /// What a 429 answer's `Retry-After` asks the client to wait, and a 503's while PostgreSQL
+    /// does not answer (`--retry-after`, default 5 s; sent in whole seconds, at least 1).
     public var retryAfter: Duration
 
     /// Limits with the given values; each defaults to the documented value.

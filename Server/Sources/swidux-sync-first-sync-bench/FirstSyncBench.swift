@@ -178,7 +178,7 @@ struct FirstSyncBench {
     static func measure(_ arguments: [String]) async throws -> Measured {
         let clock = ContinuousClock()
         let start = clock.now
-        let process = try ChildProcess(executable: CommandLine.arguments[0], arguments: arguments)
+        let process = try await ChildProcess(executable: CommandLine.arguments[0], arguments: arguments)
         let status = await process.exitStatus()
         let elapsed = clock.now - start
         guard status == 0 else { throw ProcessFailure("\(arguments[0]) failed (\(status)): \(process.standardError)") }

@@ -58,7 +58,7 @@ struct Serve: AsyncParsableCommand {
     var maxRequestsPerUser = 64
     @Option(help: "The most requests one space may have in flight, all its users together; more are answered 429 with Retry-After.")
     var maxRequestsPerSpace = 1024
-    @Option(help: "Seconds a 429 answer's Retry-After asks the client to wait (whole seconds, at least 1).")
+    @Option(help: "Seconds a 429 answer's Retry-After (and a 503's while PostgreSQL does not answer) asks the client to wait (whole seconds, at least 1).")
     var retryAfter = 5
     @Option(help: ArgumentHelp("Serve https with this certificate chain (PEM: the server's certificate first); with --tls-key.", valueName: "file"))
     var tlsCertificate: String?

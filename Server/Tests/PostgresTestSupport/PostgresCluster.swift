@@ -133,9 +133,7 @@ public final class PostgresCluster: Sendable {
     /// ``stop()`` without concurrency, for the exit handler.
     func stopNow() {
         let command = runAs + [bin.appendingPathComponent("pg_ctl").path, "stop", "-m", "immediate", "-w", "-D", data]
-        if let child = try? ChildProcess(executable: command[0], arguments: Array(command.dropFirst())) {
-            _ = child.waitBlocking()
-        }
+        _ = ChildProcess.runBlocking(command[0], Array(command.dropFirst()))
         try? FileManager.default.removeItem(at: folder)
     }
 

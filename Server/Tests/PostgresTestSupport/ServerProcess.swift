@@ -33,7 +33,7 @@ public final class ServerProcess: Sendable {
     /// port), with more `arguments` (options), and waits until it listens.
     public static func start(postgres: String, port: Int = 0, arguments: [String] = [],
                              environment: [String: String]? = nil) async throws -> ServerProcess {
-        let child = try ChildProcess(executable: try executable(),
+        let child = try await ChildProcess(executable: try executable(),
                                      arguments: ["serve", "--postgres", postgres, "--port", String(port)] + arguments,
                                      environment: environment)
         guard let line = await child.line(containing: "listening on http"),

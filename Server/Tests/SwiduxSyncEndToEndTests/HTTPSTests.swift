@@ -116,7 +116,7 @@ struct HTTPSTests {
             defer { close(input) }
             let command = "stty cols 100 rows 30; exec '\(todos)' --db '\(ui)' --sync '\(fixture.server.url.absoluteString)'"
                 + " --sync-token '\(fixture.token)' --sync-ca-file '\(fixture.certificates.caFile.path)'"
-            let shell = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "exec script -qfec \"\(command)\" /dev/null < '\(fifo)'"],
+            let shell = try await ChildProcess(executable: "/bin/sh", arguments: ["-c", "exec script -qfec \"\(command)\" /dev/null < '\(fifo)'"],
                                          environment: environment)
             var found: pid_t?
             for _ in 0..<200 where found == nil {

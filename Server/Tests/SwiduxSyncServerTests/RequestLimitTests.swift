@@ -107,6 +107,54 @@ struct RequestLimitTests {
         await server.stop()
     }
 
+    @Test("a long poll whose client goes away (closes, or closes its sending side) answers at once and frees its slot",
+          .timeLimit(.minutes(1)))
+    func goneClientFreesSlot() async throws {
+        let database = try await PostgresCluster.shared().createDatabase()
+        let server = try await ServerProcess.start(postgres: database, arguments: ["--max-requests-per-user", "2"])
+        let token = try await ServerProcess.createToken(postgres: database, space: "home")
+        try await SyncHTTP(base: server.url, token: token).declare(["todo"])
+        let poll = "GET /\(SyncProtocol.pullPath)?after=0&wait=60 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        var closing: RawSocket? = try RawSocket(port: server.port)
+        let halfClosing = try RawSocket(port: server.port)
+        closing?.send(poll)
+        halfClosing.send(poll)
+        // Both polls hold the user's two slots: a third request is refused. (The first third
+        // waits for the polls to arrive: one sent with them could take a slot a poll needs.)
+        try await Task.sleep(for: .seconds(1))
+        let sent = ContinuousClock.now
+        var third = ""
+        repeat {
+            third = rawRequest(port: server.port, "GET /\(SyncProtocol.pullPath)?after=0", token: token)
+            if !third.hasPrefix("HTTP/1.1 429") { try await Task.sleep(for: .milliseconds(100)) }
+        } while !third.hasPrefix("HTTP/1.1 429") && ContinuousClock.now - sent < .seconds(10)
+        #expect(third.hasPrefix("HTTP/1.1 429"), "\(third.prefix(300))")
+        #expect(!halfClosing.isClosedByPeer, "the poll was answered before its client went away")
+
+        // A client that closes only its sending side still reads the answer: the empty page, now.
+        shutdown(halfClosing.fd, Int32(SHUT_WR))
+        let answer = halfClosing.readAnswer()
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
+        #expect(answer.contains("\"rows\":[]"), "\(answer.prefix(600))")
+        closing = nil
+        // Both slots are free long before the polls' 60 s: a new long poll waits (it was not
+        // refused) while another request of the user is served.
+        let gone = ContinuousClock.now
+        var freed = false
+        while !freed, ContinuousClock.now - gone < .seconds(20) {
+            let again = try RawSocket(port: server.port)
+            again.send(poll)
+            try await Task.sleep(for: .milliseconds(500))
+            let pull = rawRequest(port: server.port, "GET /\(SyncProtocol.pullPath)?after=0", token: token)
+            var byte: UInt8 = 0
+            let answered = recv(again.fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) > 0
+            freed = pull.hasPrefix("HTTP/1.1 200") && !answered
+        }
+        #expect(freed, "the user's slots were not given back")
+        _ = closing
+        await server.stop()
+    }
+
     /// One request on its own connection; the whole answer. With `keepAlive` the request
     /// does not ask to close: the answer ends when the server closes the connection.
     private func rawRequest(port: Int, _ line: String, token: String, body: Data? = nil, from source: String = "127.0.0.1",

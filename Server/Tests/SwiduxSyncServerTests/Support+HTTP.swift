@@ -45,6 +45,8 @@ final class SyncHTTP: @unchecked Sendable {
     struct Answer {
         var status: Int
         var body: Data
+        /// The answer's `Retry-After` header, if any.
+        var retryAfter: String? = nil
         var error: String? { try? JSONDecoder().decode(SyncErrorBody.self, from: body).error }
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(type, from: body) }
     }
@@ -60,7 +62,8 @@ final class SyncHTTP: @unchecked Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await session.data(for: request)
-        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? -1, body: data)
+        let http = response as? HTTPURLResponse
+        return Answer(status: http?.statusCode ?? -1, body: data, retryAfter: http?.value(forHTTPHeaderField: "Retry-After"))
     }
 
     /// The URL of `path` (which may carry a query), naming ``space`` if set.
@@ -101,7 +104,8 @@ final class SyncHTTP: @unchecked Sendable {
         var request = URLRequest(url: url(SyncProtocol.pullPath + query))
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await session.data(for: request)
-        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? -1, body: data)
+        let http = response as? HTTPURLResponse
+        return Answer(status: http?.statusCode ?? -1, body: data, retryAfter: http?.value(forHTTPHeaderField: "Retry-After"))
     }
 
     func pull(after: Int64 = 0, limit: Int? = nil, wait: Int? = nil) async throws -> PullResponse {
