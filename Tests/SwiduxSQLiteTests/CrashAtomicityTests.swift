@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SwiduxSQLite
+import SwiduxTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -96,23 +97,18 @@ struct CrashAtomicityTests {
 
         for round in 1...Self.rounds {
             try? FileManager.default.removeItem(atPath: progressPath)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: writer)
-            process.arguments = [databasePath, progressPath]
-            let errorPipe = Pipe()
-            process.standardError = errorPipe
-            try process.run()
+            let errors = directory.path("writer-\(round).err")
+            let process = try await ChildProcess.start([writer, databasePath, progressPath], output: "/dev/null", error: errors)
 
             // Wait (bounded) for the first committed flush, then let it run a random while.
             let deadline = ContinuousClock.now + .seconds(30)
-            while Self.lastReportedFlush(progressPath) == 0, process.isRunning, ContinuousClock.now < deadline {
+            while Self.lastReportedFlush(progressPath) == 0, !process.hasEnded, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
-            #expect(process.isRunning, "round \(round): writer exited: \(String(decoding: errorPipe.fileHandleForReading.availableData, as: UTF8.self))")
+            #expect(!process.hasEnded, "round \(round): writer exited: \(fileBytes(errors).map { String(decoding: $0, as: UTF8.self) } ?? "")")
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...150, using: &rng)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round)")
+            process.send(SIGKILL)
+            #expect(try await process.wait() == 128 + SIGKILL, "round \(round)")
             let reported = Self.lastReportedFlush(progressPath)
 
             let database = try SwiduxDatabase(path: databasePath, migrations: Self.migrations)
@@ -149,23 +145,19 @@ struct CrashAtomicityTests {
         let progressPath = directory.path("progress.txt")
         // A shell stands in for the test runner: it starts the writer in the background,
         // prints its pid, and waits until the test kills it, like an interrupted `swift test`.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = [
-            "-c", #""$0" "$1" "$2" </dev/null >/dev/null 2>&1 & echo $!; exec sleep 600"#,
+        let printed = directory.path("shell.out")
+        let shell = try await ChildProcess.start([
+            "/bin/sh", "-c", #""$0" "$1" "$2" </dev/null >/dev/null 2>&1 & echo $!; exec sleep 600"#,
             writer, directory.path("orphan.sqlite"), progressPath,
-        ]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
-        defer { kill(shell.processIdentifier, SIGKILL) }   // its `sleep`, if the test stops early
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
+        ], output: printed)
+        defer { shell.send(SIGKILL) }   // its `sleep`, if the test stops early
+        var line = ""
+        let printedBy = ContinuousClock.now + .seconds(30)
+        while !line.contains("\n"), ContinuousClock.now < printedBy {
+            try await Task.sleep(for: .milliseconds(5))
+            line = fileBytes(printed).map { String(decoding: $0, as: UTF8.self) } ?? ""
         }
-        let pid = try #require(pid_t(String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(pid_t(line.trimmingCharacters(in: .whitespacesAndNewlines)))
         defer { kill(pid, SIGKILL) }   // never leave it behind, even when the test fails
 
         // Orphan the writer once it is in its flush loop.
@@ -174,9 +166,9 @@ struct CrashAtomicityTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(Self.lastReportedFlush(progressPath) > 0, "the writer never committed a flush")
-        // The writer is re-parented as soon as the shell dies. (Not `waitUntilExit()`: on
-        // Linux, Foundation does not always notice this shell's death and waits forever.)
-        kill(shell.processIdentifier, SIGKILL)
+        // The writer is re-parented as soon as the shell dies.
+        shell.send(SIGKILL)
+        _ = try await shell.wait()
 
         deadline = ContinuousClock.now + .seconds(60)
         while Self.isRunning(pid), ContinuousClock.now < deadline {

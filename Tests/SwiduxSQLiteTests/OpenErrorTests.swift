@@ -304,7 +304,7 @@ struct OpenErrorTests {
 enum ReadOnlyFile {
     static func make(_ path: String) throws {
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
-        if !isReadOnly(path) { try run("/usr/bin/chattr", ["+i", path]) }
+        if !isReadOnly(path) { setImmutable(path, true) }
     }
 
     static func isReadOnly(_ path: String) -> Bool { !FileManager.default.isWritableFile(atPath: path) }
@@ -314,7 +314,7 @@ enum ReadOnlyFile {
         let path = FileManager.default.temporaryDirectory.appending(path: "swidux-ro-probe-\(UUID().uuidString)").path
         guard FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) else { return false }
         defer {
-            _ = try? run("/usr/bin/chattr", ["-i", path])
+            setImmutable(path, false)
             try? FileManager.default.removeItem(atPath: path)
         }
         try? make(path)

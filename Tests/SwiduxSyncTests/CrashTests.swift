@@ -3,6 +3,7 @@ import GRDB
 import SwiduxSQLite
 @testable import SwiduxSync
 import SwiduxSyncWire
+import SwiduxTestSupport
 import Testing
 
 /// A client killed during a flush (SIGKILL, the `swidux-crash-writer` child writing flushes
@@ -56,20 +57,15 @@ struct CrashTests {
     /// Runs the writer until it reported a flush, lets it write a random while, kills it.
     static func runAndKill(_ writer: String, database: String, progress: String, pause: Int) async throws {
         try? FileManager.default.removeItem(atPath: progress)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: writer)
-        process.arguments = [database, progress]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try await ChildProcess.start([writer, database, progress], output: "/dev/null")
         let deadline = ContinuousClock.now + .seconds(30)
-        while reportedFlush(progress) == 0, process.isRunning, ContinuousClock.now < deadline {
+        while reportedFlush(progress) == 0, !process.hasEnded, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(process.isRunning, "the writer exited early")
+        #expect(!process.hasEnded, "the writer exited early")
         try await Task.sleep(for: .milliseconds(pause))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        process.send(SIGKILL)
+        #expect(try await process.wait() == 128 + SIGKILL)
     }
 
     /// Every row of both tables: "a 3" → its stored JSON.

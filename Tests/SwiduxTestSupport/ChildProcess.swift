@@ -63,31 +63,60 @@ public final class ChildProcess: Sendable {
             throw error
         }
         let configuration = try configuration(arguments, environment: environment, directory: directory)
+        let output = FileDescriptorOutput.fileDescriptor(outputFile, closeAfterSpawningProcess: true)
+        if let errorFile {
+            return try await launch(configuration, arguments: arguments, input: .none, output: output,
+                                    error: .fileDescriptor(errorFile, closeAfterSpawningProcess: true))
+        }
+        return try await launch(configuration, arguments: arguments, input: .none, output: output, error: .combinedWithOutput)
+    }
+
+    /// Starts `arguments` on a terminal, as a person's shell starts a full-screen program:
+    /// standard input, output and error are `terminal` (the follower side of a
+    /// pseudo-terminal, which the caller still owns and closes), in a session of its own
+    /// whose controlling terminal it is (so that it gets the terminal's signals, and can
+    /// open `/dev/tty`).
+    ///
+    /// ```swift
+    /// let child = try await ChildProcess.start([todos], environment: environment, terminal: follower)
+    /// try follower.close()   // the child holds its own copies
+    /// ```
+    public static func start(
+        _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil, terminal: FileDescriptor
+    ) async throws -> ChildProcess {
+        #if os(Linux)
+        // swift-subprocess can make a new session but not give it a controlling terminal (that
+        // takes an ioctl in the child between the two). util-linux's setsid does exactly that on
+        // its standard input, then executes the program in its own place: the pid stays the
+        // program's, since the child is no process-group leader that setsid would fork from.
+        let launched = ["/usr/bin/setsid", "--ctty"] + arguments
+        let configuration = try configuration(launched, environment: environment, directory: directory)
+        #else
+        var configuration = try configuration(arguments, environment: environment, directory: directory)
+        configuration.platformOptions.createSession = true
+        #endif
+        return try await launch(
+            configuration, arguments: arguments,
+            input: .fileDescriptor(terminal, closeAfterSpawningProcess: false),
+            output: .fileDescriptor(terminal, closeAfterSpawningProcess: false),
+            error: .fileDescriptor(terminal, closeAfterSpawningProcess: false))
+    }
+
+    /// Starts the configured child with its standard streams, and keeps it unreaped until ``wait()``.
+    private static func launch<Input: InputProtocol, Output: OutputProtocol, Failure: ErrorOutputProtocol>(
+        _ configuration: Configuration, arguments: [String], input: Input, output: Output, error: Failure
+    ) async throws -> ChildProcess {
         let (signals, signalsContinuation) = AsyncStream<Int32>.makeStream()
         let (started, startedContinuation) = AsyncThrowingStream<pid_t, any Error>.makeStream()
-        let output = FileDescriptorOutput.fileDescriptor(outputFile, closeAfterSpawningProcess: true)
         let termination = Task<Int32, any Error> {
             do {
                 // The body lasts until `wait()`: until then the child, even ended, is not reaped,
                 // so its pid cannot be reused by another process while signals may still be sent.
-                let body: (pid_t, @Sendable (Int32) -> Void) async -> Void = { pid, send in
-                    startedContinuation.yield(pid)
+                let status = try await Subprocess.run(configuration, input: input, output: output, error: error) { execution in
+                    startedContinuation.yield(execution.processIdentifier.value)
                     startedContinuation.finish()
-                    for await signal in signals { send(signal) }
-                }
-                let status: TerminationStatus
-                if let errorFile {
-                    status = try await Subprocess.run(
-                        configuration, input: .none, output: output,
-                        error: .fileDescriptor(errorFile, closeAfterSpawningProcess: true)
-                    ) { execution in
-                        await body(execution.processIdentifier.value) { try? execution.send(signal: Signal(rawValue: $0)) }
-                    }.terminationStatus
-                } else {
-                    status = try await Subprocess.run(configuration, input: .none, output: output, error: .combinedWithOutput) { execution in
-                        await body(execution.processIdentifier.value) { try? execution.send(signal: Signal(rawValue: $0)) }
-                    }.terminationStatus
-                }
+                    for await signal in signals { try? execution.send(signal: Signal(rawValue: signal)) }
+                }.terminationStatus
                 return shellStatus(status)
             } catch {
                 startedContinuation.finish(throwing: error)
@@ -121,6 +150,24 @@ public final class ChildProcess: Sendable {
     /// nothing once ``wait()`` has been called.
     public func send(_ signal: Int32) {
         signals.yield(signal)
+    }
+
+    /// Whether the child has ended (it stays unreaped, a zombie, until ``wait()``; never reused
+    /// by another process until then).
+    ///
+    /// ```swift
+    /// while !writer.hasEnded, progress() == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    /// ```
+    public var hasEnded: Bool {
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return true }
+        // After the command name in parentheses comes the state; Z is a zombie, X dead.
+        let state = stat[stat.index(after: end)...].drop { $0 == " " }.first
+        return state == "Z" || state == "X"
+        #else
+        return kill(processIdentifier, 0) != 0
+        #endif
     }
 
     /// Waits for the child to end and reaps it; the exit status (128 + the signal number when a

@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -78,29 +79,20 @@ extension ProcessTests { @Suite struct EndToEndTests {
         let box = try Sandbox()
         var previousRounds: [Int] = []
         for round in 0..<2 {
-            let process = Process()
-            process.executableURL = try todosExecutable()
-            process.arguments = ["stress", "--count", "1000000", "--interval-ms", "1"]
-            process.environment = box.environment
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let reader = out.fileHandleForReading
-            let seen = try await offPool {
-                var seen = ""
-                while !seen.contains("flushed") {
-                    let chunk = reader.availableData
-                    if chunk.isEmpty { break }
-                    seen += String(decoding: chunk, as: UTF8.self)
-                }
-                return seen
+            let output = box.directory.appendingPathComponent("stress-\(round).out").path
+            let process = try await ChildProcess.start(
+                [try todosExecutable().path, "stress", "--count", "1000000", "--interval-ms", "1"],
+                environment: box.environment, output: output, error: "/dev/null")
+            var seen = ""
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !seen.contains("flushed"), !process.hasEnded, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+                seen = box.bytes(output).map { String(decoding: $0, as: UTF8.self) } ?? ""
             }
             #expect(seen.contains("flushed 10"), "round \(round): \(seen)")
             try await Task.sleep(for: .milliseconds(600 + round * 250))   // several debounce windows of edits
-            signalChild(process, SIGKILL)
-            try await offPool { process.waitUntilExit() }
-            #expect(process.terminationReason == .uncaughtSignal)
+            process.send(SIGKILL)
+            #expect(try await process.wait() == 128 + SIGKILL)
 
             let check = try await box.run("check")
             #expect(check.status == 0 && check.stdout == "ok\n", "\(check.stderr)")

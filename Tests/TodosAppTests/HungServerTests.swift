@@ -33,12 +33,12 @@ extension ProcessTests { @Suite struct HungServerTests {
         environment["TODOS_SYNC_URL"] = server.url.absoluteString
         environment["TODOS_SYNC_TOKEN"] = "t"
         if !hung { server.stop() }   // nothing listens on the port any more: refused
-        let session = try PseudoTerminalSession(box: box, environment: environment)
+        let session = try await TerminalSession.start(box: box, environment: environment)
         await session.waitFor("the item screen") { $0.text.contains("No items yet") }
         try await Task.sleep(for: .seconds(1))
-        let before = try cpuSeconds(of: session.process.processIdentifier)
+        let before = try cpuSeconds(of: session.pid)
         try await Task.sleep(for: .seconds(10))
-        let used = try cpuSeconds(of: session.process.processIdentifier) - before
+        let used = try cpuSeconds(of: session.pid) - before
         await session.type("q")
         #expect(await session.waitForExit() == 0)
         #expect(used < 0.5, "\(used) s of CPU in 10 idle seconds")

@@ -14,17 +14,17 @@ struct LogUnderUITests {
         environment["TODOS_LOG"] = log
         environment["TERM"] = "xterm"
         // A sync server that is not there: the sync client logs an error on every retry.
-        let session = try TerminalSession(
+        let session = try await TerminalSession.start(
             arguments: ["--sync", "http://127.0.0.1:9", "--sync-token", "t"], environment: environment)
         let logged = await waitUntil { (sandbox.bytes(log).map { String(decoding: $0, as: UTF8.self) } ?? "").contains("Swidux sync") }
-        let sawList = await waitUntil { session.screen.contains("milk") }
-        session.type("q")
+        let sawList = await waitUntil { session.rawOutput.contains("milk") }
+        session.send("q")
         let status = await session.waitForExit()
         #expect(status == 0)
         #expect(sawList, "the UI drew its list")
         #expect(logged, "the sync failure was logged to \(log)")
-        #expect(!session.screen.contains("Swidux sync"), "a log line reached the terminal under the UI")
-        #expect(!session.screen.contains("retrying in"), "a log line reached the terminal under the UI")
+        #expect(!session.rawOutput.contains("Swidux sync"), "a log line reached the terminal under the UI")
+        #expect(!session.rawOutput.contains("retrying in"), "a log line reached the terminal under the UI")
     }
 
     @Test func theLogFileComesFromTheOptionTheEnvironmentOrTheStateFolder() {
@@ -52,11 +52,11 @@ struct RenderFromStoreTests {
         var environment = sandbox.environment
         environment["TODOS_LOG"] = sandbox.directory.appendingPathComponent("ui.log").path
         environment["TERM"] = "xterm"
-        let session = try TerminalSession(arguments: [], environment: environment)
-        #expect(await waitUntil { session.screen.contains("milk") })
+        let session = try await TerminalSession.start(arguments: [], environment: environment)
+        #expect(await waitUntil { session.rawOutput.contains("milk") })
         _ = try await sandbox.add("bread from a script")
-        let drawn = await waitUntil(seconds: 10) { session.screen.contains("bread from a script") }
-        session.type("q")
+        let drawn = await waitUntil(seconds: 10) { session.rawOutput.contains("bread from a script") }
+        session.send("q")
         #expect(await session.waitForExit() == 0)
         #expect(drawn, "the other process's item was not drawn")
     }

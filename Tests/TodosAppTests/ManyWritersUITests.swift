@@ -33,15 +33,15 @@ struct ManyWritersUITests {
             ids.append(try await sandbox.add("first in \(list)", "--list", list, "--tag", "seed"))
         }
         let dumps = (sandbox.directory.appendingPathComponent("ui1.json").path, sandbox.directory.appendingPathComponent("ui2.json").path)
-        func session(_ dump: String) throws -> TerminalSession {
+        func session(_ dump: String) async throws -> TerminalSession {
             var environment = sandbox.environment
             environment["TERM"] = "xterm"
             environment["TODOS_LOG"] = sandbox.directory.appendingPathComponent("ui.log").path
             environment["TODOS_STATE_DUMP"] = dump
-            return try TerminalSession(arguments: [], environment: environment, columns: 100, rows: 30)
+            return try await TerminalSession.start(arguments: [], environment: environment, columns: 100, rows: 30)
         }
-        let ui1 = try session(dumps.0), ui2 = try session(dumps.1)
-        #expect(await waitUntil { ui1.screen.contains("first in") && ui2.screen.contains("first in") })
+        let ui1 = try await session(dumps.0), ui2 = try await session(dumps.1)
+        #expect(await waitUntil { ui1.rawOutput.contains("first in") && ui2.rawOutput.contains("first in") })
 
         let deadline = Date().addingTimeInterval(Self.seconds)
         var commands = 0
@@ -64,26 +64,26 @@ struct ManyWritersUITests {
                 // UI 1 deletes lists now and then; both do everything else.
                 var move = Self.uiMoves.randomElement(using: &rng)!
                 if ui === ui2, move.hasPrefix("ljd") { move = "j" }
-                ui.type(move)
+                ui.send(move)
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 20...120, using: &rng)))
         }
         // Settle: every debounce window and every follower's poll has passed.
-        ui1.type("\u{1B}"); ui2.type("\u{1B}")
+        ui1.send("\u{1B}"); ui2.send("\u{1B}")
         try await Task.sleep(for: .seconds(2))
 
-        ui1.type("\u{3}")   // Ctrl-C quits from any screen or input line
+        ui1.send("\u{3}")   // Ctrl-C quits from any screen or input line
         let status1 = await ui1.waitForExit()
         let afterUI1 = try await sandbox.listJSON()
         try await Task.sleep(for: .seconds(1))   // UI 2 sees UI 1's last flush
-        ui2.type("\u{3}")
+        ui2.send("\u{3}")
         let status2 = await ui2.waitForExit()
         let afterUI2 = try await sandbox.listJSON()
 
         for (name, ui, status) in [("UI 1", ui1, status1), ("UI 2", ui2, status2)] {
             #expect(status == 0, "\(name) exited with \(String(describing: status))")
-            #expect(!ui.screen.contains("aving failed"), "\(name) said saving failed")
-            #expect(!ui.screen.contains("Swidux"), "\(name): a log line was printed over the UI")
+            #expect(!ui.rawOutput.contains("aving failed"), "\(name) said saving failed")
+            #expect(!ui.rawOutput.contains("Swidux"), "\(name): a log line was printed over the UI")
         }
         let dump1 = try JSONDecoder().decode([ItemRecord].self, from: Data(contentsOf: URL(fileURLWithPath: dumps.0)))
         let dump2 = try JSONDecoder().decode([ItemRecord].self, from: Data(contentsOf: URL(fileURLWithPath: dumps.1)))

@@ -9,7 +9,7 @@ extension ProcessTests { @Suite struct PasteUITests {
     @Test func bracketedPasteOfLinesAddsOneItemEachAndSaysHowMany() async throws {
         let box = try Sandbox()
         _ = try await box.add("precious item")
-        let session = try PseudoTerminalSession(box: box)
+        let session = try await TerminalSession.start(box: box)
         await session.waitFor("the item screen") { $0.text.contains("precious item") }
         #expect(session.rawOutput.contains("\u{1B}[?2004h"))
         await session.type("a")
@@ -28,7 +28,7 @@ extension ProcessTests { @Suite struct PasteUITests {
     @Test func unbracketedPasteOfLinesIsStillTextNotCommands() async throws {
         let box = try Sandbox()
         _ = try await box.add("precious item")
-        let session = try PseudoTerminalSession(box: box)
+        let session = try await TerminalSession.start(box: box)
         await session.waitFor("the item screen") { $0.text.contains("precious item") }
         await session.type("a")
         await session.waitFor("the input line") { $0.lines[22].contains("New item:") }
@@ -43,7 +43,7 @@ extension ProcessTests { @Suite struct PasteUITests {
     @Test(arguments: [true, false])
     func overLongPasteIsRefusedWithTheLimitNamedAndNothingSaved(bracketed: Bool) async throws {
         let box = try Sandbox()
-        let session = try PseudoTerminalSession(box: box)
+        let session = try await TerminalSession.start(box: box)
         await session.waitFor("the item screen") { $0.text.contains("No items yet") }
         await session.type("a")
         await session.waitFor("the input line") { $0.lines[22].contains("New item:") }

@@ -1,11 +1,6 @@
 import Foundation
 import Swidux
 import SwiduxTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The built `todos` executable, next to the test bundle in the build products directory.
 /// `TODOS_EXECUTABLE` overrides it (to run the process tests against another build, e.g.
@@ -31,13 +26,6 @@ func todosExecutable() throws -> URL {
     throw ProcessFailure("the todos executable was not found next to the tests in \(candidates.map(\.path)); run `swift build` first")
 }
 
-/// Sends `sig` to the child `process` only (never to a process group or to ourselves).
-func signalChild(_ process: Process, _ sig: Int32) {
-    let pid = process.processIdentifier
-    precondition(pid > 0 && pid != getpid(), "refusing to signal pid \(pid)")
-    kill(pid, sig)
-}
-
 struct ProcessFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
@@ -45,14 +33,6 @@ struct ProcessFailure: Error, CustomStringConvertible {
 
 /// A finished run of `todos`: exit status, captured output, CPU and wall-clock time.
 typealias RunResult = ChildProcess.Captured
-
-/// Runs blocking work on its own thread, so that the (small) cooperative thread pool stays
-/// free for the other tests.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
 
 /// A scratch directory with a database path for one test.
 struct Sandbox: Sendable {

@@ -1,100 +1,144 @@
 import Foundation
+import SwiduxTestSupport
+import Testing
+@testable import TodosApp
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
-/// `todos` running in a real pseudo-terminal (its standard input, output and error are the
-/// terminal's), as a person runs the full-screen UI. Everything it writes to the terminal is
-/// kept in ``screen``; ``type(_:)`` sends key presses.
+/// `todos` running in a real pseudo-terminal (its standard input, output and error, and its
+/// controlling terminal), as a person runs the full-screen UI. Everything it writes to the
+/// terminal is kept (``rawOutput``, and ``screen`` rebuilt from it); ``type(_:)`` and
+/// ``send(_:)`` press keys.
+///
+/// ```swift
+/// let session = try await TerminalSession.start(box: box)
+/// await session.waitFor("the empty list") { $0.text.contains("No items yet") }
+/// await session.type("q")
+/// #expect(await session.waitForExit() == 0)
+/// ```
 final class TerminalSession: @unchecked Sendable {
-    let pid: pid_t
-    private let master: Int32
+    /// The process, through the shared child-process helper.
+    let child: ChildProcess
+    var pid: pid_t { child.processIdentifier }
+    private let leader: Int32
     private let output = LockedData()
-    private let reader: Thread
+    // Touched only by the test's own task (resize, then reading the screen).
+    private var size: TerminalIO.Size
+    private var outputOffset = 0
 
-    /// Starts `todos arguments…` with `environment` in a new session on a new terminal of
-    /// `columns` × `rows`.
-    init(arguments: [String], environment: [String: String], columns: UInt16 = 80, rows: UInt16 = 24) throws {
-        // Linux's pseudo-terminal multiplexer (glibc hides posix_openpt and friends from
-        // Swift): unlock the new terminal (TIOCSPTLCK), then ask its number (TIOCGPTN); the
-        // request codes are those of the generic ioctl encoding (x86_64, arm64).
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0, number: UInt32 = 0
-        guard master >= 0, ioctl(master, UInt(0x4004_5431), &unlock) == 0, ioctl(master, UInt(0x8004_5430), &number) == 0 else {
+    private init(child: ChildProcess, leader: Int32, size: TerminalIO.Size) {
+        self.child = child
+        self.leader = leader
+        self.size = size
+    }
+
+    /// Starts `todos arguments…` in the sandbox `box` (or with `environment`, which replaces
+    /// the sandbox's) on a new terminal of `columns` × `rows`.
+    static func start(box: Sandbox? = nil, arguments: [String] = [], environment: [String: String]? = nil,
+                      columns: Int = 80, rows: Int = 24) async throws -> TerminalSession {
+        var leader: Int32 = -1, follower: Int32 = -1
+        var windowSize = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&leader, &follower, nil, nil, &windowSize) == 0 else {
             throw ProcessFailure("cannot open a pseudo-terminal: errno \(errno)")
         }
-        let slavePath = "/dev/pts/\(number)"
-        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addclose(&actions, master)
-        // A new session (below), so the first terminal opened becomes its controlling one.
-        posix_spawn_file_actions_addopen(&actions, 0, slavePath, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, 0x80)   // POSIX_SPAWN_SETSID (glibc), hidden from Swift
-
-        let executable = try todosExecutable().path
-        let argv = [executable] + arguments
-        let envp = environment.map { "\($0.key)=\($0.value)" }
-        var pid = pid_t()
-        let pointers = (argv.map { strdup($0) } + [nil], envp.map { strdup($0) } + [nil])
-        defer { (pointers.0 + pointers.1).forEach { free($0) } }
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, pointers.0, pointers.1)
-        guard spawned == 0 else {
-            close(master)
-            throw ProcessFailure("cannot start \(executable) in a terminal: errno \(spawned)")
+        var environment = environment ?? box?.environment ?? ProcessInfo.processInfo.environment
+        // A terminal the UI can draw on, unless the test chose one.
+        if environment["TERM"].map({ $0.isEmpty || $0 == "dumb" }) ?? true { environment["TERM"] = "xterm-256color" }
+        let child: ChildProcess
+        do {
+            child = try await ChildProcess.start([try todosExecutable().path] + arguments, environment: environment,
+                                                 terminal: FileDescriptor(rawValue: follower))
+        } catch {
+            close(leader)
+            close(follower)
+            throw error
         }
-        self.pid = pid
-        self.master = master
-        let output = self.output
-        reader = Thread {
+        // The child holds its own copies: once it ends, reading the leader side reports the end.
+        close(follower)
+        let session = TerminalSession(child: child, leader: leader, size: TerminalIO.Size(columns: columns, rows: rows))
+        let output = session.output
+        let reading = leader
+        // A thread of its own: a blocking read would hold one of the few cooperative threads.
+        Thread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let count = read(master, &buffer, buffer.count)
+                let count = read(reading, &buffer, buffer.count)
                 if count > 0 { output.append(Data(buffer[0..<count])) }
                 else if count == 0 || errno != EINTR { break }   // EIO once the child is gone
             }
             output.set(output.value)
-        }
-        reader.start()
+        }.start()
+        return session
     }
 
-    /// Everything written to the terminal so far, as text.
-    var screen: String { String(decoding: output.value, as: UTF8.self) }
+    /// Everything written to the terminal so far, escape sequences included.
+    var rawOutput: String { String(decoding: output.value, as: UTF8.self) }
 
-    /// Sends `keys` as typed.
-    func type(_ keys: String) {
+    /// The screen as drawn since the last resize.
+    var screen: VirtualScreen {
+        var screen = VirtualScreen(size: size)
+        screen.feed(String(decoding: output.value.dropFirst(outputOffset), as: UTF8.self))
+        return screen
+    }
+
+    /// Sends `keys` at once, as a paste or a fast typist does.
+    func send(_ keys: String) {
         let bytes = Array(keys.utf8)
-        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { write(leader, $0.baseAddress, $0.count) }
     }
 
-    /// Waits (up to `seconds`) for the program to exit; its exit status, or `nil` if it is
-    /// still running (then it is killed).
-    func waitForExit(seconds: Double = 20) async -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        var status: Int32 = 0
-        while Date() < deadline {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                while !output.isSet { try? await Task.sleep(for: .milliseconds(10)) }
-                close(master)
-                return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            }
+    /// Types `text`, then leaves the app a moment to read it (keys typed one after another
+    /// reach it in separate reads).
+    func type(_ text: String) async {
+        send(text)
+        try? await Task.sleep(for: .milliseconds(60))
+    }
+
+    /// Sends the signal `signal` to the program.
+    func signal(_ signal: Int32) { child.send(signal) }
+
+    /// Resizes the terminal (the app polls the size); the screen is parsed from here on.
+    func resize(columns: Int, rows: Int) {
+        outputOffset = output.value.count
+        size = TerminalIO.Size(columns: columns, rows: rows)
+        var windowSize = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(leader, UInt(TIOCSWINSZ), &windowSize)
+    }
+
+    /// Waits (up to 10 s) until the screen satisfies `predicate`; records an issue otherwise.
+    @discardableResult
+    func waitFor(_ description: String, _ predicate: (VirtualScreen) -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if predicate(screen) { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        kill(pid, SIGKILL)
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        close(master)
-        return nil
+        Issue.record("screen never showed \(description):\n\(screen.text)")
+        return false
+    }
+
+    /// Waits (up to `seconds`) for the program to exit; its exit status, or `nil` if it was
+    /// still running (then it is killed).
+    func waitForExit(seconds: Double = 20) async -> Int32? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while !child.hasEnded, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        let ended = child.hasEnded
+        if !ended { child.send(SIGKILL) }
+        let status = try? await child.wait()
+        // What it wrote last is read before the terminal goes.
+        let drained = ContinuousClock.now + .seconds(5)
+        while !output.isSet, ContinuousClock.now < drained { try? await Task.sleep(for: .milliseconds(10)) }
+        close(leader)
+        return ended ? status : nil
     }
 }
 

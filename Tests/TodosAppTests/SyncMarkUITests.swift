@@ -13,7 +13,7 @@ extension ProcessTests { @Suite struct SyncMarkUITests {
         var environment = box.environment
         environment["TODOS_SYNC_URL"] = server.url.absoluteString
         environment["TODOS_SYNC_TOKEN"] = "t"
-        let session = try PseudoTerminalSession(box: box, environment: environment)
+        let session = try await TerminalSession.start(box: box, environment: environment)
         await session.waitFor("the offline mark") { $0.lines[23].contains("offline · ") && $0.lines[23].contains("waiting") }
         let first = session.screen.lines[23]
         // Past the 4 s of a status message, and past several retries, the mark stays.
@@ -35,7 +35,7 @@ extension ProcessTests { @Suite struct SyncMarkUITests {
         var environment = box.environment
         environment["TODOS_SYNC_URL"] = server.url.absoluteString
         environment["TODOS_SYNC_TOKEN"] = "wrong"
-        let session = try PseudoTerminalSession(box: box, environment: environment)
+        let session = try await TerminalSession.start(box: box, environment: environment)
         await session.waitFor("the refused-token mark") { $0.lines[23].contains("token refused — sync stopped") }
         try await Task.sleep(for: .seconds(1))
         let refused = server.requests

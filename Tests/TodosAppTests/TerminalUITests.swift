@@ -55,94 +55,10 @@ struct VirtualScreen {
     var text: String { lines.joined(separator: "\n") }
 }
 
-/// Runs `todos` (the full-screen UI) on a pseudo-terminal of 80×24.
-final class PseudoTerminalSession: @unchecked Sendable {
-    let process = Process()
-    private var master: Int32 = -1
-    private let output = LockedData()
-    private let reader: Thread
-
-    init(box: Sandbox, environment: [String: String]? = nil) throws {
-        var master: Int32 = 0, slave: Int32 = 0
-        var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
-        guard openpty(&master, &slave, nil, nil, &size) == 0 else { throw ProcessFailure("openpty failed") }
-        self.master = master
-        process.executableURL = try todosExecutable()
-        process.arguments = []
-        var environment = environment ?? box.environment
-        environment["TERM"] = "xterm-256color"
-        process.environment = environment
-        let slaveHandle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-        process.standardInput = slaveHandle
-        process.standardOutput = slaveHandle
-        process.standardError = slaveHandle
-        let output = self.output
-        let fd = master
-        reader = Thread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
-                output.append(Data(buffer[0..<n]))
-            }
-        }
-        try process.run()
-        close(slave)
-        reader.start()
-    }
-
-    private var size = TerminalIO.Size(columns: 80, rows: 24)
-    private var outputOffset = 0
-
-    /// The screen as drawn since the last resize.
-    var screen: VirtualScreen {
-        var screen = VirtualScreen(size: size)
-        screen.feed(String(decoding: output.value.dropFirst(outputOffset), as: UTF8.self))
-        return screen
-    }
-
-    /// Everything written to the terminal so far, escape sequences included.
-    var rawOutput: String { String(decoding: output.value, as: UTF8.self) }
-
-    /// Resizes the terminal (the app polls the size); the screen is parsed from here on.
-    func resize(columns: Int, rows: Int) {
-        outputOffset = output.value.count
-        size = TerminalIO.Size(columns: columns, rows: rows)
-        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
-    }
-
-    func type(_ text: String) async {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress!, $0.count) }
-        try? await Task.sleep(for: .milliseconds(60))
-    }
-
-    /// Waits (up to 10 s) until the screen satisfies `predicate`.
-    @discardableResult
-    func waitFor(_ description: String, _ predicate: (VirtualScreen) -> Bool) async -> Bool {
-        for _ in 0..<200 {
-            if predicate(screen) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("screen never showed \(description):\n\(screen.text)")
-        return false
-    }
-
-    func waitForExit() async -> Int32 {
-        for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { signalChild(process, SIGKILL); Issue.record("the UI did not exit") }
-        let process = self.process
-        _ = try? await offPool { process.waitUntilExit() }
-        close(master)
-        return process.terminationStatus
-    }
-}
-
 extension ProcessTests { @Suite struct TerminalUITests {
     @Test func addTagToggleSearchHelpAndQuitThroughTheKeyboard() async throws {
         let box = try Sandbox()
-        let session = try PseudoTerminalSession(box: box)
+        let session = try await TerminalSession.start(box: box)
         await session.waitFor("the empty item screen") { $0.text.contains("No items yet") }
         await session.type("a")
         await session.waitFor("the input line") { $0.lines[22].contains("New item:") }
@@ -183,7 +99,7 @@ extension ProcessTests { @Suite struct TerminalUITests {
 
     @Test func databaseFileMovedAwayIsOnTheStatusLineAndNothingIsLost() async throws {
         let box = try Sandbox()
-        let session = try PseudoTerminalSession(box: box)
+        let session = try await TerminalSession.start(box: box)
         await session.waitFor("the item screen") { $0.text.contains("No items yet") }
         try FileManager.default.moveItem(atPath: box.database, toPath: box.database + ".away")
         await session.type("a")
@@ -199,12 +115,12 @@ extension ProcessTests { @Suite struct TerminalUITests {
 
     @Test func sigtermQuitsGracefullyAndFlushes() async throws {
         let box = try Sandbox()
-        let session = try PseudoTerminalSession(box: box)
+        let session = try await TerminalSession.start(box: box)
         await session.waitFor("the item screen") { $0.text.contains("No items yet") }
         await session.type("a")
         await session.type("Saved on SIGTERM\r")
         await session.waitFor("the item") { $0.text.contains("Saved on SIGTERM") }
-        signalChild(session.process, SIGTERM)
+        session.signal(SIGTERM)
         #expect(await session.waitForExit() == 0)
         #expect(try await box.listJSON().map(\.title) == ["Saved on SIGTERM"])
     }

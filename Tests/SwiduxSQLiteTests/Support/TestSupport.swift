@@ -84,7 +84,7 @@ struct TemporaryDirectory: ~Copyable {
 
     deinit {
         if let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) {
-            for name in names { _ = try? run("/usr/bin/chattr", ["-i", url.appending(path: name).path]) }
+            for name in names { setImmutable(url.appending(path: name).path, false) }
         }
         try? FileManager.default.removeItem(at: url)
     }
@@ -93,17 +93,26 @@ struct TemporaryDirectory: ~Copyable {
 /// The file's bytes (nil if missing), to prove a file was left untouched.
 func fileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
+/// Sets or clears a file's immutable attribute, which stops even root from writing it, as
+/// `chattr +i` / `chattr -i` do (the same ioctl, without a child process: it is called from
+/// deinitializers). Whether it worked: it needs root and a file system that has the attribute
+/// (ext4, xfs, btrfs); elsewhere, and on other systems, `false`.
 @discardableResult
-func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-    guard FileManager.default.isExecutableFile(atPath: executable) else { return -1 }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+func setImmutable(_ path: String, _ immutable: Bool) -> Bool {
+    #if os(Linux)
+    // FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (the generic ioctl encoding of x86_64 and arm64), and
+    // FS_IMMUTABLE_FL: the kernel headers' macros are not imported into Swift.
+    let (getFlags, setFlags, immutableFlag): (UInt, UInt, Int32) = (0x8008_6601, 0x4008_6602, 0x10)
+    let file = open(path, O_RDONLY | O_NONBLOCK)
+    guard file >= 0 else { return false }
+    defer { close(file) }
+    var flags: Int32 = 0
+    guard ioctl(file, getFlags, &flags) == 0 else { return false }
+    flags = immutable ? flags | immutableFlag : flags & ~immutableFlag
+    return ioctl(file, setFlags, &flags) == 0
+    #else
+    return false
+    #endif
 }
 
 // MARK: - Randomness
