@@ -74,7 +74,7 @@ struct RuleTests {
         }
     }
 
-    @Test("a rewrite is written and answered: the device takes the rule's row")
+    @Test("a rewrite is written and answered: the device takes the rule's row (an insert, a merged update, a delete that keeps the row)")
     func rewrite() async throws {
         let rules = SyncRules(["todo": { input in
             guard var after = input.after, case .text(let title)? = after["title"] else { return .accept }
@@ -94,6 +94,20 @@ struct RuleTests {
             let update = try await device.push([SyncChange(table: "todo", id: .text("1"), kind: .update, columns: ["done": .integer(1)],
                                                            baseVersion: answer.results[0].current.version)])
             #expect(update.results[0].current.columns == ["title": .text("padded"), "done": .integer(1), "checked": .integer(1)])
+        }
+        // A delete rewritten keeps the row, with the rule's columns.
+        let archive = SyncRules(["todo": { input in
+            guard input.isDelete, var row = input.before else { return .accept }
+            row["archived"] = .integer(1)
+            return .rewrite(row)
+        }])
+        try await TestServer.with(rules: archive) { server in
+            let device = try await server.client(space: "home")
+            let version = try await device.push([todo("1", title: "old")]).results[0].current.version
+            let answer = try await device.push([todo("1", .delete, base: version)])
+            #expect(answer.results[0].applied && !answer.results[0].current.deleted)
+            #expect(answer.results[0].current.columns == ["title": .text("old"), "done": .integer(0), "archived": .integer(1)])
+            #expect(try await columns(device, "1")?["archived"] == .integer(1))
         }
     }
 

@@ -22,6 +22,11 @@ public typealias SyncRule = @Sendable (SyncRuleInput) async throws -> SyncRuleDe
 /// which takes it. Rules run for the writers and owners of a space (an opaque token writes
 /// its own space); every change a reader pushes is refused without asking them.
 ///
+/// A rule runs inside the push's transaction, holding the space's lock: every other push to
+/// the space waits for it, so it should decide from the rows at hand, not call out to a slow
+/// service. It may run twice for one push (a large first push retried with upserts), so it
+/// should have no effects of its own.
+///
 /// ```swift
 /// var rules = SyncRules()
 /// rules["item"] = { input in
