@@ -121,6 +121,9 @@ let package = Package(
                 "SwiduxSyncServer", "PostgresTestSupport", "swidux-sync-server",
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
                 .product(name: "SwiduxTesting", package: "Swidux"),
+                // The sync server embedded in an application of the test's own (EmbeddingTests).
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 // The JWT tests sign their tokens with swift-crypto itself, not with the
@@ -135,7 +138,8 @@ let package = Package(
         .testTarget(
             name: "SwiduxSyncEndToEndTests",
             dependencies: [
-                "PostgresTestSupport", "swidux-sync-server",
+                // SwiduxSyncServer: a server with rules in the test's process (TodosRulesTests).
+                "PostgresTestSupport", "swidux-sync-server", "SwiduxSyncServer",
                 .product(name: "SwiduxSync", package: "Swidux"),
                 .product(name: "SwiduxSQLite", package: "Swidux"),
                 .product(name: "SwiduxSyncWire", package: "Swidux"),

@@ -42,20 +42,30 @@ private extension WireReader {
     }
 
     mutating func result() throws -> PushAnswer.Result {
-        var table: String?, id: SyncValue?, applied: Bool?, current: PushAnswer.Current?
-        try message("a push result") { reader, key in
+        var table: String?, id: SyncValue?, applied: Bool?, current: PushAnswer.Current?, reason: String?
+        // Read as ``WireReader/message(_:_:)`` reads a message, but for its extension member,
+        // which carries a rule's reason (``SyncResult/reason``); what else it holds is skipped.
+        var seen: [String] = []
+        try object { reader, key in
+            if seen.contains(key) { throw reader.failure("the member \"\(key)\" appears twice in a push result") }
+            seen.append(key)
             switch key {
+            case SyncProtocol.extensionMember:
+                if try reader.isNull() { return }
+                try reader.object { reader, member in
+                    if member == "reason", try !reader.isNull() { reason = try reader.string() } else { try reader.skipValue() }
+                }
             case "table": table = try reader.string()
             case "id": id = try reader.syncValue()
             case "applied": applied = try reader.bool()
             case "current":
                 let row = try reader.syncRow()
                 current = PushAnswer.Current(version: row.version, deleted: row.deleted, columns: row.columns)
-            default: return false
+            default:
+                throw reader.failure("a push result has no member \"\(key)\" (a newer peer's additions go under \"\(SyncProtocol.extensionMember)\")")
             }
-            return true
         }
         guard let table, let id, let applied, let current else { throw failure("a result without table, id, applied or current") }
-        return PushAnswer.Result(table: table, id: id, applied: applied, current: current)
+        return PushAnswer.Result(table: table, id: id, applied: applied, current: current, reason: reason)
     }
 }

@@ -19,6 +19,8 @@ struct PushAnswer: Decodable, Equatable {
         var id: SyncValue
         var applied: Bool
         var current: Current
+        /// Why a rule of the server refused the change (``SyncResult/reason``).
+        var reason: String? = nil
     }
 
     var lastMutationID: Int64
@@ -33,7 +35,8 @@ struct PushAnswer: Decodable, Equatable {
         lastMutationID = response.lastMutationID
         results = response.results.map {
             Result(table: $0.table, id: $0.id, applied: $0.applied,
-                   current: Current(version: $0.current.version, deleted: $0.current.deleted, columns: $0.current.columns))
+                   current: Current(version: $0.current.version, deleted: $0.current.deleted, columns: $0.current.columns),
+                   reason: $0.reason)
         }
         acknowledged = response.acknowledged
         scope = response.scope

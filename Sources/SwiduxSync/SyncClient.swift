@@ -224,13 +224,18 @@ public actor SyncClient {
                     try await declareTables()
                     let acknowledged = try await push()
                     let nowSetAside = try local { try engine.setAsideChanges() }
-                    if acknowledged.changes > 0 || nowSetAside != setAside {
+                    // Changes a rule of the server refused are reported with this push: no
+                    // pull need follow it (nothing was written).
+                    let refusals = acknowledged.refused > 0 ? try local { try engine.takeNewRenames() } : []
+                    if acknowledged.changes > 0 || nowSetAside != setAside || !refusals.isEmpty {
                         var report = SyncReport()
                         report.pushed = acknowledged.changes
                         report.refused = acknowledged.refused
                         report.reidentified = acknowledged.reidentified
                         report.rebased = acknowledged.rebased
                         report.setAside = nowSetAside
+                        report.conflicts = refusals
+                        for refusal in refusals { conflictContinuation.yield(refusal) }
                         setAside = nowSetAside
                         continuation.yield(.synced(report))
                     }

@@ -20,6 +20,11 @@ import SwiduxSyncWire
 /// A conflict of kind `.renamed` is a row this device renamed because a
 /// unique index of its table held the same values in another device's row
 /// (``SyncUniqueClash``): ``replaced`` is the old value of ``column``, ``kept`` the new one.
+///
+/// A conflict of kind `.refused` is a change of this device that a rule of the server
+/// refused (a reader's change, or one its operator's rules do not allow): ``reason`` says
+/// why, the row went back to the server's (a refused new row was deleted), ``column`` is
+/// empty and ``kept`` and ``replaced`` are `null`.
 public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
     /// What happened to the value.
     ///
@@ -32,10 +37,13 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
         /// This device renamed the row: another device's row held the same values in a
         /// unique index (the later of the two rows in the server's order is renamed).
         case renamed
+        /// The server refused this device's change of the row (``reason``); the row is the
+        /// server's again.
+        case refused
     }
 
     /// The server's number for the conflict: increasing, unique per server database. Below
-    /// zero for a rename (`.renamed`), numbered by this device.
+    /// zero for a rename (`.renamed`) or a refusal (`.refused`), numbered by this device.
     public var serial: Int64
     /// The row's table.
     public var table: String
@@ -55,8 +63,10 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
     public var replacedVersion: Int64
     /// The client id of the device whose push won (for a rename, this device's).
     public var keptBy: String
-    /// A replaced value, or a rename.
+    /// A replaced value, a rename, or a refusal.
     public var kind: Kind
+    /// Why the server refused the change (`.refused`); `nil` otherwise.
+    public var reason: String?
 
     /// A conflict.
     ///
@@ -65,7 +75,7 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
     ///              replaced: .text("call mum at 6"), at: Date(), version: 9, replacedVersion: 8, keptBy: "…")
     /// ```
     public init(serial: Int64, table: String, id: SyncValue, column: String, kept: SyncValue, replaced: SyncValue, at: Date,
-                version: Int64, replacedVersion: Int64, keptBy: String, kind: Kind = .replaced) {
+                version: Int64, replacedVersion: Int64, keptBy: String, kind: Kind = .replaced, reason: String? = nil) {
         self.serial = serial
         self.table = table
         self.id = id
@@ -77,10 +87,12 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
         self.replacedVersion = replacedVersion
         self.keptBy = keptBy
         self.kind = kind
+        self.reason = reason
     }
 
-    /// "item t:6F1… title: kept "b", replaced "a"", or for a rename "list t:9A2… name: renamed
-    /// "Shopping" to "Shopping (2)" (another device's row had it)".
+    /// "item t:6F1… title: kept "b", replaced "a"", for a rename "list t:9A2… name: renamed
+    /// "Shopping" to "Shopping (2)" (another device's row had it)", for a refusal "item t:6F1…
+    /// refused: a title has 1 to 500 characters".
     ///
     /// ```swift
     /// print(conflict)
@@ -91,6 +103,8 @@ public struct SyncConflict: Hashable, Sendable, CustomStringConvertible {
             "\(table) \(id.key) \(column): kept \(Self.describe(kept)), replaced \(Self.describe(replaced))"
         case .renamed:
             "\(table) \(id.key) \(column): renamed \(Self.describe(replaced)) to \(Self.describe(kept)) (another device's row had it)"
+        case .refused:
+            "\(table) \(id.key) refused: \(reason ?? "no reason given")"
         }
     }
 
@@ -154,7 +168,8 @@ extension SyncEngine {
                          kept: SyncValue(row["kept"] as DatabaseValue), replaced: SyncValue(row["replaced"] as DatabaseValue),
                          at: Date(timeIntervalSince1970: Double(row["at"] as Int64) / 1000),
                          version: row["version"], replacedVersion: row["replaced_version"], keptBy: row["kept_by"],
-                         kind: (row["kind"] as String?).flatMap(SyncConflict.Kind.init(rawValue:)) ?? .replaced)
+                         kind: (row["kind"] as String?).flatMap(SyncConflict.Kind.init(rawValue:)) ?? .replaced,
+                         reason: row["reason"])
         }
     }
 
@@ -172,8 +187,9 @@ extension SyncEngine {
         }
     }
 
-    /// The renames (conflicts of kind `.renamed`) listed since the last call and
-    /// still open, oldest first; they count as reported from now on.
+    /// The renames and refusals (conflicts of kind `.renamed`, `.refused`: numbered by this
+    /// device) listed since the last call and still open, oldest first; they count as
+    /// reported from now on.
     func takeNewRenames() throws -> [SyncConflict] {
         // Read first: every sync round asks, and almost never is there one (no write transaction then).
         let unannounced = try writer.read { db in
@@ -230,7 +246,7 @@ extension SyncEngine {
     func resolveConflicts() throws -> Set<Int64> {
         let resolvers = self.resolvers.withLock { $0 }
         guard !resolvers.isEmpty else { return [] }
-        // A rename has no value to pick: the old one is the other device's row's.
+        // A rename has no value to pick: the old one is the other device's row's (nor has a refusal).
         let open = try openConflicts().filter { resolvers[$0.table] != nil && $0.kind == .replaced }
         guard !open.isEmpty else { return [] }
         return try writer.write { db in
@@ -252,5 +268,20 @@ extension SyncEngine {
             }
             return resolved
         }
+    }
+}
+
+extension SyncEngine {
+    /// Lists a change a rule of the server refused, among the conflicts (kind `.refused`,
+    /// numbered below zero as renames are, and reported as they are).
+    func listRefusal(_ change: PushAnswer.Result, reason: String, _ db: Database) throws {
+        let count = (Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0) + 1
+        let clientID = String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? ""
+        try db.execute(sql: """
+            INSERT INTO \(SyncSchema.conflicts) (id, tbl, rid, col, kept, replaced, version, replaced_version, kept_by, at, kind, reason)
+            VALUES (?, ?, ?, '', NULL, NULL, ?, ?, ?, ?, ?, ?)
+            """, arguments: [-count, change.table, change.id.databaseValue, change.current.version, change.current.version, clientID,
+                             Int64(Date().timeIntervalSince1970 * 1000), SyncConflict.Kind.refused.rawValue, reason])
+        try SyncSchema.setValue("renames", count, db)
     }
 }

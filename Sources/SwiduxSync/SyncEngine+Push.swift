@@ -345,7 +345,9 @@ extension SyncEngine {
     /// acknowledges (``PushResponse/acknowledged``; from an older server without it, those up
     /// to `lastMutationID`) are deleted with the outbox entries of their rows up to their
     /// sequence, each result's version recorded, and a refused change takes the server's row
-    /// (the tombstone: the row is deleted locally, not pushed back). A set-aside row that is
+    /// (its tombstone: the row is deleted locally, not pushed back; or, for a change a rule
+    /// of the server refused, the row as the server holds it, listed with its reason among
+    /// the conflicts, kind `.refused`). A set-aside row that is
     /// acknowledged now is no longer set aside. From an older server only: a mutation
     /// acknowledged without results (applied by an earlier request whose answer was lost)
     /// resets the cursor, so that the next pull brings the server's state again.
@@ -397,10 +399,14 @@ extension SyncEngine {
                 try staleParked.drop(key, upTo: change.current.version)
                 if !change.applied, let table = self.table(named: change.table) {
                     result.refused += 1
-                    // The server's row is its tombstone.
-                    try rows.write(SyncRow(table: change.table, id: change.id, version: change.current.version, deleted: true),
+                    // The server's row: its tombstone (delete wins, or a refused insert of a row
+                    // it never had), or the row it kept, with its columns, when a rule refused.
+                    let live = !change.current.deleted && change.current.columns != nil
+                    try rows.write(SyncRow(table: change.table, id: change.id, version: change.current.version, deleted: !live,
+                                           columns: live ? change.current.columns : nil),
                                    table: table, db)
                     refusedKeys.append(key)
+                    if let reason = change.reason { try self.listRefusal(change, reason: reason, db) }
                 }
                 try versions.record(key, change.current.version, db)
             }

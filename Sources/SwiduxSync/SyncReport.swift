@@ -11,8 +11,9 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     public var pulled = 0
     /// The bytes of the push requests' bodies sent (retries included).
     public var pushedBytes = 0
-    /// Pushed updates the server refused because the row was deleted meanwhile (the row
-    /// was then deleted locally: delete wins).
+    /// Pushed changes the server refused: updates of a row deleted meanwhile (the row was
+    /// then deleted locally: delete wins), and changes a rule of the server refused (the row
+    /// went back to the server's; each is listed in ``conflicts``, kind `.refused`).
     public var refused = 0
     /// Pulled rows waiting for a row they reference (a parent not pulled yet).
     public var parked = 0
@@ -27,8 +28,17 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// restored from a backup) and the client took a new one; nothing pending was dropped.
     public var reidentified = false
     /// Conflicts this round learned of (``SyncConflict``): values of this device that another
-    /// device's later push replaced, listed until dismissed (``SyncClient/conflicts()``).
+    /// device's later push replaced, rows it renamed, and its changes a rule of the server
+    /// refused, listed until dismissed (``SyncClient/conflicts()``).
     public var conflicts: [SyncConflict] = []
+
+    /// The changes a rule of the server refused this round, with their reasons (the
+    /// ``conflicts`` of kind `.refused`).
+    ///
+    /// ```swift
+    /// for refusal in report.refusals { print("\(refusal.table) \(refusal.id.key): \(refusal.reason ?? "")") }
+    /// ```
+    public var refusals: [SyncConflict] { conflicts.filter { $0.kind == .refused } }
     /// `true` when the server's scope changed (another space's token, a replaced server
     /// database) and the client synced as for the first time (pushed every row, pulled all).
     public var rebased = false

@@ -13,10 +13,11 @@ import SwiduxSQLite
 ///   only those. `NULL` (an entry written before the column existed, or after the
 ///   table's columns changed): the whole row.
 /// - `swidux_sync_conflict(id, tbl, rid, col, kept, replaced, version, replaced_version,
-///   kept_by, at, kind)`: this client's values that a later push of another client replaced
+///   kept_by, at, kind, reason)`: this client's values that a later push of another client replaced
 ///   without having seen them (``SyncConflict``), and (`kind` `renamed`, `id` below zero)
 ///   the rows this client renamed because a unique index clashed with another device's row
-///   (``UniqueClashes``), until dismissed.
+///   (``UniqueClashes``), and (`kind` `refused`, `id` below zero) its changes a rule of the
+///   server refused, with the `reason`, until dismissed.
 /// - `swidux_sync_state(key, value)`: `clientID`, `cursor`, `nextMutation`.
 /// - `swidux_sync_tables(tbl)`: the tables whose existing rows were queued once (first
 ///   sync of a file: every row becomes an insert).
@@ -29,7 +30,7 @@ import SwiduxSQLite
 /// - `swidux_sync_set_aside(tbl, rid, bytes)`: rows whose change is too large to send
 ///   (reported until the row changes again and is acknowledged).
 ///
-/// `swidux_sync_state` also holds `renames` (how many renames were listed: the next one's
+/// `swidux_sync_state` also holds `renames` (how many renames and refusals were listed: the next one's
 /// `id` is minus one more), `renamesAnnounced` (how many of them were reported), `merges`
 /// (1 once the server said it merges updates by column: updates then push only their
 /// changed columns), `conflictCursor` (the last conflict
@@ -81,7 +82,7 @@ enum SyncSchema {
             CREATE TABLE IF NOT EXISTS \(conflicts) (
                 id INTEGER PRIMARY KEY, tbl TEXT NOT NULL, rid NOT NULL, col TEXT NOT NULL, kept, replaced,
                 version INTEGER NOT NULL, replaced_version INTEGER NOT NULL, kept_by TEXT NOT NULL, at INTEGER NOT NULL,
-                kind TEXT);
+                kind TEXT, reason TEXT);
             INSERT OR IGNORE INTO \(state) (key, value) VALUES ('cursor', 0), ('nextMutation', 1);
             """)
         // An outbox made before changes were recorded by column: its entries have no columns (pushed whole).
@@ -91,6 +92,10 @@ enum SyncSchema {
         // A conflicts table made before renames were listed in it: `kind` NULL is a replaced value.
         if try !db.columns(in: conflicts).contains(where: { $0.name == "kind" }) {
             try db.execute(sql: "ALTER TABLE \(conflicts) ADD COLUMN kind TEXT")
+        }
+        // … and before refusals were: their reason.
+        if try !db.columns(in: conflicts).contains(where: { $0.name == "reason" }) {
+            try db.execute(sql: "ALTER TABLE \(conflicts) ADD COLUMN reason TEXT")
         }
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
                        arguments: [UUID().uuidString.lowercased()])
@@ -210,6 +215,7 @@ enum SyncSchema {
         guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside),
               try db.tableExists(conflicts), try db.columns(in: outbox).contains(where: { $0.name == "cols" }),
               try db.columns(in: conflicts).contains(where: { $0.name == "kind" }),
+              try db.columns(in: conflicts).contains(where: { $0.name == "reason" }),
               try tables.isEmpty || Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [feedName]) ?? false
         else { return false }
         for table in tables {

@@ -116,23 +116,70 @@ public struct SyncResult: Hashable, Sendable, Codable {
     /// The change's row id.
     public var id: SyncValue
     /// `false` when the change was refused: an update of a row whose tombstone is newer
-    /// than the change's base version (delete wins over a stale update).
+    /// than the change's base version (delete wins over a stale update), or a change a rule
+    /// of the server refused (then with a ``reason``).
     public var applied: Bool
     /// The row as the server holds it after this change (its version is the row's new
-    /// version when applied; the tombstone when refused). Without its
-    /// ``SyncRow/columns`` when the request's ``PushRequest/resultColumns`` was `false`.
+    /// version when applied; the tombstone when refused by delete wins). Without its
+    /// ``SyncRow/columns`` when the request's ``PushRequest/resultColumns`` was `false`,
+    /// except for a change a rule refused or rewrote: then it is the server's row with its
+    /// columns (a tombstone of version 0 for a refused insert of a row the server never
+    /// had), which the client takes.
     public var current: SyncRow
+    /// Why a rule of the server refused the change (`"a title has 1 to 500 characters"`);
+    /// `nil` otherwise. On the wire it is the result's extension member
+    /// `"ext":{"reason":"…"}` (``SyncProtocol/extensionMember``), written only when set, so
+    /// that a client older than it skips it.
+    public var reason: String?
 
     /// A result.
     ///
     /// ```swift
     /// SyncResult(table: "todo", id: .text(id), applied: true, current: row)
     /// ```
-    public init(table: String, id: SyncValue, applied: Bool, current: SyncRow) {
+    public init(table: String, id: SyncValue, applied: Bool, current: SyncRow, reason: String? = nil) {
         self.table = table
         self.id = id
         self.applied = applied
         self.current = current
+        self.reason = reason
+    }
+
+    private enum CodingKeys: String, CodingKey { case table, id, applied, current, ext }
+    private enum ExtensionKeys: String, CodingKey { case reason }
+
+    /// Reads a result, its ``reason`` from the extension member.
+    ///
+    /// ```swift
+    /// let result = try JSONDecoder().decode(SyncResult.self, from: body)
+    /// ```
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        table = try container.decode(String.self, forKey: .table)
+        id = try container.decode(SyncValue.self, forKey: .id)
+        applied = try container.decode(Bool.self, forKey: .applied)
+        current = try container.decode(SyncRow.self, forKey: .current)
+        if container.contains(.ext), try !container.decodeNil(forKey: .ext) {
+            reason = try container.nestedContainer(keyedBy: ExtensionKeys.self, forKey: .ext)
+                .decodeIfPresent(String.self, forKey: .reason)
+        }
+    }
+
+    /// Writes a result, its ``reason`` (when set) as the extension member.
+    ///
+    /// ```swift
+    /// let body = try JSONEncoder().encode(result)
+    /// ```
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(table, forKey: .table)
+        try container.encode(id, forKey: .id)
+        try container.encode(applied, forKey: .applied)
+        try container.encode(current, forKey: .current)
+        if let reason {
+            var ext = container.nestedContainer(keyedBy: ExtensionKeys.self, forKey: .ext)
+            try ext.encode(reason, forKey: .reason)
+        }
     }
 }
 

@@ -18,10 +18,12 @@ import SwiduxSyncWire
 /// already is one) — gives every
 /// written row a new version from `sync_version`, records each mutation (`sync_mutations`)
 /// and the last one, and notifies
-/// `swidux_push`. A table the space did not declare fails the whole request.
+/// `swidux_push`. A table the space did not declare fails the whole request. A reader's
+/// changes, and those a rule refuses (``PushAuthority``, ``SyncRules``), are not written:
+/// each is answered refused, with its reason and the stored row.
 ///
 /// ```swift
-/// let response = try await Push.apply(request, space: space, database: database, logger: logger)
+/// let response = try await Push.apply(request, space: space, authority: .writer, database: database, logger: logger)
 /// ```
 enum Push {
     /// The LISTEN/NOTIFY channel; the payload is the space's id.
@@ -75,21 +77,24 @@ enum Push {
         }
     }
 
-    static func apply(_ request: ReceivedPush, space: Int64, database: Database, logger: Logger) async throws -> PushAnswer {
+    static func apply(_ request: ReceivedPush, space: Int64, authority: PushAuthority = .writer, database: Database,
+                      logger: Logger) async throws -> PushAnswer {
         let mutations = try validate(request)
         do {
-            return try await apply(request, mutations, copying: true, space: space, database: database, logger: logger)
+            return try await apply(request, mutations, copying: true, space: space, authority: authority, database: database,
+                                   logger: logger)
         } catch is RowCopy.KnownRow {
             // A large mutation's insert met a row the space holds (``RowCopy``): the request
             // is applied again, from the start, with upserts only.
-            return try await apply(request, mutations, copying: false, space: space, database: database, logger: logger)
+            return try await apply(request, mutations, copying: false, space: space, authority: authority, database: database,
+                                   logger: logger)
         }
     }
 
     /// Applies `mutations` (``validate(_:)``) in one transaction; with `copying`, a large
     /// mutation of new rows is written with ``RowCopy``.
     private static func apply(_ request: ReceivedPush, _ mutations: [PreparedMutation], copying: Bool, space: Int64,
-                              database: Database, logger: Logger) async throws -> PushAnswer {
+                              authority: PushAuthority, database: Database, logger: Logger) async throws -> PushAnswer {
         let tables = Array(Set(mutations.flatMap { $0.changes.map(\.table) })).sorted()
         return try await database.transaction { connection in
             // The space's lock, then the request's tables the space declared: one round trip
@@ -131,7 +136,8 @@ enum Push {
                 if mutation.id > last {
                     let (mutationResults, mutationWrote) = try await applyMutation(mutation.changes, copying: copying, space: space,
                                                                                    client: client, clientID: request.clientID,
-                                                                                   connection: connection, logger: logger)
+                                                                                   authority: authority, connection: connection,
+                                                                                   logger: logger)
                     try await record()
                     unrecorded = (mutation.id, mutation.hash, mutationResults.map(\.version), mutationResults.map(\.applied))
                     results += mutationResults
@@ -188,8 +194,20 @@ enum Push {
         guard let stored, stored.versions.count == mutation.changes.count, stored.applied.count == mutation.changes.count else {
             throw RequestFailure.conflict(.mutationConflict, "mutation \(mutation.id) of client \(clientID) was already applied with another content (a copied or restored database file?): nothing was applied; push again under a new client id")
         }
-        return zip(mutation.changes, zip(stored.versions, stored.applied)).map { prepared, outcome in
+        // A refused change is answered with the row the space holds now (its reason is not
+        // kept): the device takes it, as from the first answer.
+        let refused = mutation.changes.indices.filter { !stored.applied[$0] }
+        let current = try await storedRows(refused.map { mutation.changes[$0] }, space: space, connection: connection, logger: logger)
+        let currentByPlace = Dictionary(uniqueKeysWithValues: zip(refused, current))
+        return zip(mutation.changes.indices, zip(stored.versions, stored.applied)).map { index, outcome in
             let (version, applied) = outcome
+            let prepared = mutation.changes[index]
+            if !applied, let row = currentByPlace[index] ?? nil {
+                var result = PushAnswer.Result(change: prepared, applied: false, version: row.version, deleted: row.deleted,
+                                               merged: row.columns)
+                result.echo = true
+                return result
+            }
             let deleted = !applied || prepared.kind == .delete
             return PushAnswer.Result(change: prepared, applied: applied, version: version, deleted: deleted)
         }
@@ -255,7 +273,8 @@ enum Push {
     /// place, the others upserted — and a third when an update replaced values it had not
     /// seen (``ColumnMerge``): the conflicts.
     private static func applyMutation(_ changes: [Prepared], copying: Bool, space: Int64, client: Int64, clientID: String,
-                                      connection: PostgresConnection, logger: Logger) async throws -> ([PushAnswer.Result], Bool) {
+                                      authority: PushAuthority, connection: PostgresConnection,
+                                      logger: Logger) async throws -> ([PushAnswer.Result], Bool) {
         struct Existing { let version: Int64; let deleted: Bool; let columns: String?; let meta: String? }
         // Each change's stored row, by the change's place. The rows are answered by their
         // place in the look-up, not by their table and id (no strings to make and hash per
@@ -316,24 +335,50 @@ enum Push {
             }
         }
 
+        // A reader's changes, and those of tables with a rule, each with the row it would leave.
+        var checked: [Checked] = []
+        if authority.checksAny {
+            for (index, (prepared, outcome)) in zip(changes, outcomes).enumerated() where authority.checks(prepared.table) {
+                switch outcome {
+                case .write: checked.append(Checked(index: index, after: prepared.kind == .delete ? nil : prepared.columnsJSON))
+                case .merge(let merged, _): checked.append(Checked(index: index, after: merged.columns))
+                // Nothing is written (delete wins, or the row is deleted already): a rule has
+                // nothing to decide, a reader's change is refused all the same.
+                case .refused, .unchanged: if authority.role == .reader { checked.append(Checked(index: index, after: nil)) }
+                }
+            }
+        }
+        let verdicts = try await Self.verdicts(changes, checked, authority: authority, space: space, connection: connection, logger: logger)
+
         // The rows written, the columns and `meta` each is written with, and whether it is
-        // merged into its stored row (which is then updated in place).
+        // merged into its stored row (which is then updated in place). A rewritten row is
+        // written as a new change with the rule's columns (a rewritten delete keeps the row).
         var written: [Prepared] = [], writtenColumns: [String] = [], writtenMeta: [String] = [], writtenMerged: [Bool] = []
         written.reserveCapacity(changes.count)
         writtenColumns.reserveCapacity(changes.count)
         writtenMeta.reserveCapacity(changes.count)
         writtenMerged.reserveCapacity(changes.count)
         var anyMerge = false
-        for (prepared, outcome) in zip(changes, outcomes) {
+        for (index, (prepared, outcome)) in zip(changes, outcomes).enumerated() {
+            var rewritten: String?
+            switch verdicts[index] {
+            case .refused?: continue
+            case .rewritten(let columns)?: rewritten = columns
+            case nil: break
+            }
             switch outcome {
             case .write:
-                written.append(prepared)
-                writtenColumns.append(prepared.columnsJSON)
+                let change = rewritten.map {
+                    Prepared(table: prepared.table, kind: prepared.kind == .delete ? .update : prepared.kind,
+                             baseVersion: prepared.baseVersion, rid: prepared.rid, idJSON: prepared.idJSON, columnsJSON: $0)
+                } ?? prepared
+                written.append(change)
+                writtenColumns.append(change.columnsJSON)
                 writtenMeta.append("")
                 writtenMerged.append(false)
             case .merge(let merged, _):
                 written.append(prepared)
-                writtenColumns.append(merged.columns)
+                writtenColumns.append(rewritten ?? merged.columns)
                 writtenMeta.append(merged.meta)
                 writtenMerged.append(true)
                 anyMerge = true
@@ -383,7 +428,28 @@ enum Push {
         var next = versions.makeIterator()
         // Values replaced without having been seen: recorded for the clients that wrote them.
         var conflicts: [(prepared: Prepared, conflict: ColumnMerge.Conflict, version: Int64)] = []
-        let results = zip(changes, outcomes).map { prepared, outcome in
+        let results = zip(changes.indices, zip(changes, outcomes)).map { index, pair in
+            let (prepared, outcome) = pair
+            switch verdicts[index] {
+            case .refused(let reason, let current)?:
+                // The device takes the row the space holds (a tombstone of version 0 when it
+                // never had one: the device deletes its row).
+                var result = PushAnswer.Result(change: prepared, applied: false, version: current?.version ?? 0,
+                                               deleted: current?.deleted ?? true, merged: current?.columns)
+                result.echo = true
+                result.reason = reason
+                return result
+            case .rewritten(let columns)?:
+                let version = next.next() ?? 0
+                if case .merge(let merged, _) = outcome {
+                    for conflict in merged.conflicts { conflicts.append((prepared, conflict, version)) }
+                }
+                var result = PushAnswer.Result(change: prepared, applied: true, version: version, deleted: false, merged: columns)
+                result.echo = true
+                return result
+            case nil:
+                break
+            }
             switch outcome {
             case .write:
                 let deleted = prepared.kind == .delete

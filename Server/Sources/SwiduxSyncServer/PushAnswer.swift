@@ -19,8 +19,10 @@ struct PushAnswer {
         var merged: String? = nil
         /// Whether the answer carries the row's columns even when the request asked for none:
         /// an update merged into a row that changed since its base, whose other columns the
-        /// client has not seen.
+        /// client has not seen; a change a rule refused or rewrote (the device takes the row).
         var echo = false
+        /// Why a rule refused the change (``SwiduxSyncWire/SyncResult/reason``).
+        var reason: String? = nil
 
         var table: String { change.table }
         /// The id's wire JSON.
@@ -43,7 +45,8 @@ struct PushAnswer {
     /// The ``SwiduxSyncWire/PushResponse`` JSON, with its scope.
     func body(scope: String) -> ByteBuffer {
         let size = results.reduce(128) {
-            $0 + 2 * ($1.table.utf8.count + $1.idJSON.utf8.count) + (resultColumns ? $1.columnsJSON?.utf8.count ?? 0 : 0) + 120
+            $0 + 2 * ($1.table.utf8.count + $1.idJSON.utf8.count) + (resultColumns || $1.echo ? $1.columnsJSON?.utf8.count ?? 0 : 0)
+                + ($1.reason?.utf8.count ?? 0) + 120
         }
         var json = WireWriter<ByteBuffer>(capacity: size + 20 * acknowledged.count + scope.utf8.count)
         json.raw("{\"lastMutationID\":")
@@ -65,7 +68,14 @@ struct PushAnswer {
                 json.raw(",\"columns\":")
                 json.rawJSON(columns)
             }
-            json.raw("}}")
+            json.raw("}")
+            if let reason = result.reason {
+                // Under the extension member: a client older than reasons skips it.
+                json.raw(",\"ext\":{\"reason\":")
+                json.string(reason)
+                json.raw("}")
+            }
+            json.raw("}")
         }
         json.raw("],\"acknowledged\":[")
         for (index, id) in acknowledged.enumerated() {

@@ -8,8 +8,8 @@ import SwiduxSyncWire
 /// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
 /// `PUT /v1/tables`, `GET /v1/conflicts`, each behind a bearer token (a JWT user may name a
 /// shared space with `?space=NAME`), and the members API (`Routes+Members.swift`). Refusals are
-/// answered with a ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 403 (not a member, a reader's
-/// push), 400 (body, table, query), 409 (a used
+/// answered with a ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 403 (not a member, a reader
+/// declaring a new table), 400 (body, table, query), 409 (a used
 /// mutation id with another content, another scope: with a code), 413 (size), 503 (the
 /// database is unavailable).
 struct Routes: Sendable {
@@ -35,6 +35,8 @@ struct Routes: Sendable {
     let requestLimits: RequestLimits
     /// What an over-limit or database-unavailable answer's `Retry-After` says (``SyncServerLimits/retryAfter``).
     let retryAfter: Duration
+    /// The operator's rules (``SyncRules``), run on each pushed change of their tables.
+    var rules = SyncRules()
     /// The request's connection, in each request's copy of the routes.
     var connection: ObjectIdentifier?
     let userSpaces = UserSpaces()
@@ -55,11 +57,25 @@ struct Routes: Sendable {
     /// A waiting pull's token check, after a wake that showed the space's `generation`.
     struct TokenKey: Hashable, Sendable { var token: String; var generation: UInt64 }
     /// Who sent a request: the space its token opens, and the user its in-flight requests
-    /// count for (a JWT's subject, or the opaque token itself).
-    struct Caller: Sendable { var space: Int64; var user: String }
+    /// count for (a JWT's subject, or the opaque token itself), and what rules see of it: the
+    /// role, the JWT's subject, the space's name when the request made it known.
+    struct Caller: Sendable {
+        var space: Int64
+        var user: String
+        var role: SpaceRole = .writer
+        var subject: String? = nil
+        var spaceName: String? = nil
+    }
 
-    func add(to router: Router<SyncRequestContext>) {
-        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+    /// Adds the routes; the metrics count every request of `parent` (`countingAll`: the
+    /// standalone server's, unmatched ones too), or only the sync routes' (an embedding app's).
+    func add<Context: RequestContext>(to parent: Router<Context>, countingAll: Bool = false) {
+        let router = parent.group()
+        if countingAll {
+            parent.add(middleware: RequestMetricsMiddleware<Context>(metrics: metrics))
+        } else {
+            router.add(middleware: RequestMetricsMiddleware<Context>(metrics: metrics))
+        }
         router.post(RouterPath(SyncProtocol.pushPath)) { request, context in
             try await serving(context).respond(context) { try await $0.push(request) }
         }
@@ -76,17 +92,18 @@ struct Routes: Sendable {
     }
 
     /// The routes as one request sees them: logging with the request's logger.
-    func serving(_ context: SyncRequestContext) -> Routes {
+    func serving(_ context: some RequestContext) -> Routes {
         var routes = self
         routes.logger = context.logger
-        routes.connection = context.connection
+        // An operator's own context knows no connection: no early end of a long poll there.
+        routes.connection = (context as? SyncRequestContext)?.connection
         return routes
     }
 
     /// `GET /v1/conflicts?client=<id>&after=<n>&limit=<n>`: the conflicts of the token's space
     /// whose replaced value the client wrote.
     private func conflicts(_ request: Request) async throws -> Response {
-        let caller = try await authenticate(request, writes: false)
+        let caller = try await authenticate(request)
         return try await admitted(caller) { try await conflicts(request, space: caller.space) }
     }
 
@@ -104,12 +121,15 @@ struct Routes: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
     }
 
+    /// A reader's push is taken as a request like any other: each of its changes is answered
+    /// refused, with the reason (``PushAuthority``).
     private func push(_ request: Request) async throws -> Response {
-        let caller = try await authenticate(request, writes: true)
-        return try await admitted(caller) { try await push(request, space: caller.space) }
+        let caller = try await authenticate(request)
+        let authority = PushAuthority(role: caller.role, user: caller.subject, space: caller.spaceName, rules: rules)
+        return try await admitted(caller) { try await push(request, space: caller.space, authority: authority) }
     }
 
-    private func push(_ request: Request, space: Int64) async throws -> Response {
+    private func push(_ request: Request, space: Int64, authority: PushAuthority) async throws -> Response {
         let buffer = try await collect(request)
         // The hand-written reader first; `JSONDecoder` for what it does not read (and its
         // errors), after a check of what it would silently take (a member named twice) and
@@ -121,7 +141,7 @@ struct Routes: Sendable {
         }
         let (database, logger) = (self.database, self.logger)
         let answer = try await spaceLocks.withLock(space) {
-            try await Push.apply(body, space: space, database: database, logger: logger)
+            try await Push.apply(body, space: space, authority: authority, database: database, logger: logger)
         }
         let applied = answer.results.reduce(0) { $0 + ($1.applied ? 1 : 0) }
         metrics.rowsApplied.increment(by: applied)
@@ -144,7 +164,7 @@ struct Routes: Sendable {
             caller = Caller(space: known.space, user: known.user)
             authenticated()
         } else {
-            caller = try await authenticate(token, space: named, writes: false)
+            caller = try await authenticate(token, space: named)
         }
         return try await admitted(caller) { try await pull(request, token: token, named: named, key: key, caller: caller) }
     }
@@ -196,7 +216,7 @@ struct Routes: Sendable {
                 // does its user's removal from the shared space (403).
                 if JWTUsers.isJWT(token) {
                     guard let named else { return try await self.space(ofJWT: token) }
-                    return try await self.sharedSpace(named, of: try await self.subject(ofJWT: token), writes: false)
+                    return try await self.sharedSpace(named, of: try await self.subject(ofJWT: token)).space
                 }
                 return try await database.withConnection { try await Tokens.space(of: token, connection: $0, logger: logger) }
             }
@@ -235,21 +255,36 @@ struct Routes: Sendable {
     static let reuseInterval: Duration = .seconds(1)
 
     private func tables(_ request: Request) async throws -> Response {
-        let caller = try await authenticate(request, writes: true)
-        return try await admitted(caller) { try await tables(request, space: caller.space) }
+        let caller = try await authenticate(request)
+        return try await admitted(caller) { try await tables(request, caller: caller) }
     }
 
-    private func tables(_ request: Request, space: Int64) async throws -> Response {
+    /// Declares tables; a reader (whose client declares its tables before it syncs) may name
+    /// only tables the space has: 403 for another.
+    private func tables(_ request: Request, caller: Caller) async throws -> Response {
+        let space = caller.space
         let body = try await decode(TablesRequest.self, from: request)
         if let invalid = body.tables.first(where: { !SyncProtocol.isValidTableName($0) }) {
             throw RequestFailure.badRequest("invalid table name \"\(invalid)\" (1 to 63 letters, digits and _, not starting with a digit or swidux_)")
         }
         let logger = self.logger
-        try await database.withConnection { connection in
+        let reader = caller.role == .reader
+        let unknown = try await database.withConnection { connection in
+            if reader {
+                var unknown: [String] = []
+                for try await missing in try await connection.query("""
+                    SELECT t FROM unnest(\(body.tables)) AS t WHERE NOT EXISTS (SELECT 1 FROM sync_tables WHERE space = \(space) AND tbl = t)
+                    """, logger: logger).decode(String.self) { unknown.append(missing) }
+                return unknown
+            }
             try await connection.query("""
                 INSERT INTO sync_tables (space, tbl) SELECT \(space), unnest(\(body.tables)) ON CONFLICT DO NOTHING
                 """, logger: logger)
-            return ()
+            return []
+        }
+        if let table = unknown.first {
+            throw RequestFailure(status: .forbidden,
+                                 description: "\"\(caller.subject ?? "")\" is a reader of space \"\(caller.spaceName ?? "")\": a reader may pull, not declare the table \"\(table)\"")
         }
         return Response(status: .noContent)
     }
@@ -257,27 +292,30 @@ struct Routes: Sendable {
     /// What a client's cursor and mutation ids belong to: this database and the space.
     private func scope(of space: Int64) -> String { "\(identity)/\(space)" }
 
-    /// Who sent the request, by its bearer token, and the space it reads (and `writes`): 401
-    /// without a valid token, 403 for a space the caller may not reach so.
-    private func authenticate(_ request: Request, writes: Bool) async throws -> Caller {
-        try await authenticate(try bearerToken(request), space: request.uri.queryParameters["space"].map(String.init), writes: writes)
+    /// Who sent the request, by its bearer token, the space it reaches and its role there: 401
+    /// without a valid token, 403 for a space the caller may not reach.
+    private func authenticate(_ request: Request) async throws -> Caller {
+        try await authenticate(try bearerToken(request), space: request.uri.queryParameters["space"].map(String.init))
     }
 
     /// The caller a token names and the space it reaches: a JWT user's personal space, or the
-    /// shared space `named` (the query parameter `space`) if they are a member, a writer or an
-    /// owner to write; an opaque token's own space. 401 for a token the server does not accept,
+    /// shared space `named` (the query parameter `space`) if they are a member (with their
+    /// role: what they may write is decided per change, ``PushAuthority``); an opaque token's
+    /// own space, as a writer. 401 for a token the server does not accept,
     /// 403 for a space the caller may not reach so. A token that authenticates takes the
     /// request's connection out of its address's count.
-    private func authenticate(_ token: String, space named: String?, writes: Bool) async throws -> Caller {
+    private func authenticate(_ token: String, space named: String?) async throws -> Caller {
         let caller: Caller
         if JWTUsers.isJWT(token) {
             let subject = try await self.subject(ofJWT: token)
-            let space = if let named {
-                try await sharedSpace(named, of: subject, writes: writes)
+            if let named {
+                let (space, role) = try await sharedSpace(named, of: subject)
+                caller = Caller(space: space, user: "jwt:" + subject, role: role, subject: subject, spaceName: named)
             } else {
-                try await userSpaces.space(of: subject, database: database, logger: logger)
+                let space = try await userSpaces.space(of: subject, database: database, logger: logger)
+                caller = Caller(space: space, user: "jwt:" + subject, role: .owner, subject: subject,
+                                spaceName: UserSpaces.prefix + subject)
             }
-            caller = Caller(space: space, user: "jwt:" + subject)
         } else {
             if named != nil {
                 throw RequestFailure.badRequest("the query parameter space names a space of JWT users; an opaque token opens its own space only")
@@ -308,17 +346,14 @@ struct Routes: Sendable {
         return try await body()
     }
 
-    /// The id of the space `named`, which `subject` is a member of (and may write, with
-    /// `writes`); 403 naming the user, the space and the cause otherwise.
-    private func sharedSpace(_ named: String, of subject: String, writes: Bool) async throws -> Int64 {
+    /// The id of the space `named`, which `subject` is a member of, and their role; 403 naming
+    /// the user and the space otherwise.
+    private func sharedSpace(_ named: String, of subject: String) async throws -> (space: Int64, role: SpaceRole) {
         let logger = self.logger
         guard let (space, role) = try await database.withConnection({ try await Members.role(of: subject, in: named, connection: $0, logger: logger) }) else {
             throw RequestFailure(status: .forbidden, description: "\"\(subject)\" is not a member of space \"\(named)\"")
         }
-        if writes, role == .reader {
-            throw RequestFailure(status: .forbidden, description: "\"\(subject)\" is a reader of space \"\(named)\": a reader may pull, not push")
-        }
-        return space
+        return (space, role)
     }
 
     /// The personal space of a JWT's user; 401 naming the cause for a token the server does not accept.
@@ -393,7 +428,7 @@ struct Routes: Sendable {
     /// prefixed or wrong chunk size, a missing CRLF…: NIO's parser fails while the body is
     /// read) is rethrown, for Hummingbird to answer 400 and close the connection, whose
     /// bytes can no longer be read as requests.
-    func respond(_ context: SyncRequestContext, _ handler: (Routes) async throws -> Response) async throws -> Response {
+    func respond(_ context: some RequestContext, _ handler: (Routes) async throws -> Response) async throws -> Response {
         do {
             return try await handler(self)
         } catch let error as HTTPParserError {

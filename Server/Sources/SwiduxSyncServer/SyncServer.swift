@@ -41,6 +41,15 @@ public struct SyncServer: Sendable {
     public var metricsHost = "127.0.0.1"
     /// Told the metrics listener's port once it accepts requests.
     public var onMetricsListening: @Sendable (Int) async -> Void = { _ in }
+    /// The rules pushed changes go through, by table (``SyncRules``; none by default).
+    ///
+    /// ```swift
+    /// server.rules["item"] = { input in
+    ///     guard case .text(let title)? = input.after?["title"], !title.isEmpty else { return .refuse(reason: "a title is required") }
+    ///     return .accept
+    /// }
+    /// ```
+    public var rules = SyncRules()
 
     /// A server (not yet running).
     ///
@@ -92,72 +101,91 @@ public struct SyncServer: Sendable {
 
     /// Migrates the schema, then serves until the task is cancelled or, with
     /// `stopOnSignals`, until SIGTERM or SIGINT arrives (graceful shutdown).
-    /// `onListening` gets the bound port once requests are accepted.
+    /// `onListening` gets the bound port once requests are accepted. It is ``service()`` in
+    /// an application of its own, with the connection limits, timeouts and https of ``limits``
+    /// and ``tls``.
     ///
     /// ```swift
     /// try await server.run(stopOnSignals: true) { print("port \($0)") }
     /// ```
     public func run(stopOnSignals: Bool = false, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let sync = try await service()
+        let router = Router(context: SyncRequestContext.self)
+        sync.routes.add(to: router, countingAll: true)
+        let (counts, ends) = (sync.routes.connections, sync.routes.connectionEnds)
+        let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
+        let http = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimitHandler(counts: counts, logger: logger),
+                                        ConnectionEndHandler(ends: ends),
+                                        RequestTimeoutHandler(timeout: requestTimeout, logger: logger),
+                                        ExpectContinueHandler()],
+            idleTimeout: idleTimeout)
+        let server: HTTPServerBuilder = if let tls {
+            try .tls(.http1(configuration: http), tlsConfiguration: tls)
+        } else {
+            .http1(configuration: http)
+        }
+        let app = Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        // Stopped in reverse order: open long polls are answered first, then the application
+        // drains, then the pool stops.
+        var services: [any Service] = [sync, app, sync.longPollCloser]
+        if let metricsPort { services.append(metricsApplication(port: metricsPort)) }
+        let serviceGroup = ServiceGroup(configuration: .init(
+            services: services,
+            gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [],
+            logger: logger))
+        try await serviceGroup.run()
+    }
+
+    /// The server's parts for an operator's own Hummingbird application (``SyncService``):
+    /// checks that PostgreSQL is reachable, migrates the schema, and reads the JSON Web Key
+    /// Set, before any request is served.
+    ///
+    /// ```swift
+    /// let sync = try await SyncServer(postgres: url, port: 8080).service()
+    /// sync.addRoutes(to: router)
+    /// ```
+    public func service() async throws -> SyncService {
         var configuration = postgres.clientConfiguration
         configuration.options.connectTimeout = .seconds(5)
         let logger = self.logger
         try await postgres.checkReachable(logger: logger)
-        let metrics = self.metrics
-        let database = Database(configuration: configuration, leaseTimeout: limits.databaseTimeout, metrics: metrics, logger: logger)
-        let notifier = Notifier()
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        // The migration on a pool of its own, run and ended here: the service's pool runs
+        // in the operator's service group.
+        let migration = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let identity: String = try await withThrowingTaskGroup(of: String?.self) { group in
             // The pool runs before the migration leases from it (PostgresNIO warns of a lease
             // from a client whose run() has not been called yet).
             let (started, starting) = AsyncStream.makeStream(of: Void.self)
-            group.addTask { await database.run(onStart: { starting.finish() }) }
-            for await _ in started {}
-            let identity: String
-            do {
-                try await Schema.migrate(database.client, logger: logger)
-                identity = try await Schema.identity(database.client, logger: logger)
-            } catch { throw postgres.explain(error) }
-            var listen = postgres.connectionConfiguration
-            listen.options.connectTimeout = .seconds(2)
-            group.addTask { await notifier.run(configuration: listen, database: database, logger: logger) }
-            let router = Router(context: SyncRequestContext.self)
-            var users: JWTUsers?
-            if let jwt { users = try await JWTUsers(configuration: jwt) }
-            let counts = ConnectionCounts(limit: limits.maxConnectionsPerAddress)
-            let ends = ConnectionEnds()
-            Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes,
-                   users: users, metrics: metrics, connections: counts, connectionEnds: ends,
-                   requestLimits: RequestLimits(perUser: limits.maxRequestsPerUser, perSpace: limits.maxRequestsPerSpace),
-                   retryAfter: limits.retryAfter)
-                .add(to: router)
-            let (requestTimeout, idleTimeout) = (Self.timeAmount(limits.requestTimeout), Self.timeAmount(limits.idleTimeout))
-            let http = HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionLimitHandler(counts: counts, logger: logger),
-                                            ConnectionEndHandler(ends: ends),
-                                            RequestTimeoutHandler(timeout: requestTimeout, logger: logger),
-                                            ExpectContinueHandler()],
-                idleTimeout: idleTimeout)
-            let server: HTTPServerBuilder = if let tls {
-                try .tls(.http1(configuration: http), tlsConfiguration: tls)
-            } else {
-                .http1(configuration: http)
+            group.addTask {
+                starting.finish()
+                await migration.run()
+                return nil
             }
-            let app = Application(
-                router: router,
-                server: server,
-                configuration: .init(address: .hostname(host, port: port), serverName: "swidux-sync-server"),
-                onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
-                logger: logger)
-            var services: [any Service] = [app, ShutdownHook { await notifier.close() }]
-            if let metricsPort { services.append(metricsApplication(port: metricsPort)) }
-            // On SIGTERM the hook ends open long polls first, then the application drains.
-            let serviceGroup = ServiceGroup(configuration: .init(
-                services: services,
-                gracefulShutdownSignals: stopOnSignals ? [.sigterm, .sigint] : [],
-                logger: logger))
-            group.addTask { try await serviceGroup.run() }
+            for await _ in started {}
             defer { group.cancelAll() }
-            try await group.next()
+            do {
+                try await Schema.migrate(migration, logger: logger)
+                return try await Schema.identity(migration, logger: logger)
+            } catch { throw postgres.explain(error) }
         }
+        let database = Database(configuration: configuration, leaseTimeout: limits.databaseTimeout, metrics: metrics, logger: logger)
+        var listen = postgres.connectionConfiguration
+        listen.options.connectTimeout = .seconds(2)
+        var users: JWTUsers?
+        if let jwt { users = try await JWTUsers(configuration: jwt) }
+        let notifier = Notifier()
+        let routes = Routes(database: database, identity: identity, notifier: notifier, logger: logger, pullPageBytes: limits.pullPageBytes,
+                            users: users, metrics: metrics, connections: ConnectionCounts(limit: limits.maxConnectionsPerAddress),
+                            connectionEnds: ConnectionEnds(),
+                            requestLimits: RequestLimits(perUser: limits.maxRequestsPerUser, perSpace: limits.maxRequestsPerSpace),
+                            retryAfter: limits.retryAfter, rules: rules)
+        return SyncService(routes: routes, database: database, notifier: notifier, listen: listen, logger: logger)
     }
 
     /// The operator's listener: `GET /metrics`, the Prometheus text of ``metrics``.

@@ -175,7 +175,7 @@ struct SpaceMemberTests {
             #expect(try await Self.list(server.database) == ["family\talice\towner", "user:alice\talice\towner"])
         }
     }
-    @Test("a shared space by membership: owner and writer push, a reader only pulls, a non-member gets 403, a removed reader's poll ends 403",
+    @Test("a shared space by membership: owner and writer push, a reader's changes are refused, a non-member gets 403, a removed reader's poll ends 403",
           .timeLimit(.minutes(2)))
     func sharedSpaceAccess() async throws {
         let hmac = JWTTests.Signer.hmac(SymmetricKey(size: .bits256))
@@ -197,9 +197,14 @@ struct SpaceMemberTests {
             #expect(try await user("alice", space: nil).pullAll().isEmpty)
 
             let body = try JSONEncoder().encode(PushRequest(clientID: carol.clientID, mutations: [SyncMutation(id: 1, changes: [todo("carol's")])]))
+            // A reader's push is answered, its change refused with the reason; nothing is written.
+            let refused = try await carol.pushAnswer(body)
+            #expect(refused.status == 200)
+            let result = try #require(try refused.decode(PushResponse.self).results.first)
+            #expect(!result.applied && result.reason == #""carol" is a reader of space "family": a reader may not write"#)
             let refusals: [(SyncHTTP.Answer, String)] = [
-                (try await carol.pushAnswer(body), #""carol" is a reader of space "family": a reader may pull, not push"#),
-                (try await carol.raw("PUT", SyncProtocol.tablesPath, body: Data(#"{"tables":["todo"]}"#.utf8)), "a reader may pull, not push"),
+                (try await carol.raw("PUT", SyncProtocol.tablesPath, body: Data(#"{"tables":["note"]}"#.utf8)),
+                 #"a reader may pull, not declare the table "note""#),
                 (try await dave.pullAnswer(), #""dave" is not a member of space "family""#),
                 (try await dave.pushAnswer(body), #""dave" is not a member of space "family""#),
             ]

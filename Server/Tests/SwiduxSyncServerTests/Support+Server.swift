@@ -25,7 +25,7 @@ final class TestServer: Sendable {
         self.task = task
     }
 
-    static func start(jwt: JWTConfiguration? = nil, metricsPort: Int? = nil) async throws -> TestServer {
+    static func start(jwt: JWTConfiguration? = nil, metricsPort: Int? = nil, rules: SyncRules = SyncRules()) async throws -> TestServer {
         let cluster = try await PostgresCluster.shared()
         let database = try await cluster.createDatabase()
         var logger = Logger(label: "test-sync-server")
@@ -33,6 +33,7 @@ final class TestServer: Sendable {
         let (port, task) = try await {
             var server = SyncServer(postgres: try PostgresURL(database), port: 0, jwt: jwt, logger: logger)
             server.metricsPort = metricsPort
+            server.rules = rules
             return try await server.start()
         }()
         return TestServer(database: database, port: port, cluster: cluster, task: task)
@@ -44,9 +45,9 @@ final class TestServer: Sendable {
     }
 
     /// Runs `body` against a fresh server, stopped after.
-    static func with<T: Sendable>(jwt: JWTConfiguration? = nil, metricsPort: Int? = nil,
+    static func with<T: Sendable>(jwt: JWTConfiguration? = nil, metricsPort: Int? = nil, rules: SyncRules = SyncRules(),
                                   _ body: (TestServer) async throws -> T) async throws -> T {
-        let server = try await start(jwt: jwt, metricsPort: metricsPort)
+        let server = try await start(jwt: jwt, metricsPort: metricsPort, rules: rules)
         do {
             let result = try await body(server)
             await server.stop()

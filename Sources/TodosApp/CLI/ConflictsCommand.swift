@@ -14,13 +14,14 @@ extension TodosCommand {
                 later wins, and the earlier value is listed here, on the device that wrote it, \
                 until dismissed. To take a value back, edit the item again (it syncs as usual). \
                 Two devices that each made a list of one name: the later list is renamed ("Shopping (2)") \
-                and listed here too. \
+                and listed here too, and so are edits the server refused (with its reason; the item went back \
+                to the server's). \
                 Reads only the local database (no server needed).
                 """)
         @ParentCommand var parent: TodosCommand
         @OptionGroup var options: DatabaseOptions
         var databasePath: String { DatabaseLocation.resolve(option: options.db ?? parent.options.db) }
-        @Flag(help: "Print a JSON array of {table, id, column, kept, replaced, at} (and \"kind\": \"renamed\" for a renamed list).") var json = false
+        @Flag(help: "Print a JSON array of {table, id, column, kept, replaced, at} (and \"kind\": \"renamed\" for a renamed list, \"kind\": \"refused\" with its \"reason\" for an edit the server refused).") var json = false
         @Flag(help: "Forget the conflicts listed.") var dismiss = false
 
         func run() async throws {
@@ -51,6 +52,10 @@ extension TodosCommand {
         /// "list "Shopping" renamed to "Shopping (2)": another device made one with that name (2026-…)".
         static func line(_ conflict: SyncConflict) -> String {
             let table = conflict.table == TodoItem.databaseTableName ? "item" : conflict.table == TodoList.databaseTableName ? "list" : conflict.table
+            if conflict.kind == .refused {
+                return "\(table) \(text(conflict.id)) refused: \(conflict.reason ?? "no reason given")"
+                    + " (\(ISO8601DateFormatter().string(from: conflict.at)))"
+            }
             if conflict.kind == .renamed {
                 return "\(table) \(shown(conflict.replaced)) renamed to \(shown(conflict.kept)): another device made one with that \(conflict.column)"
                     + " (\(ISO8601DateFormatter().string(from: conflict.at)))"
@@ -59,24 +64,32 @@ extension TodosCommand {
                 + " (\(ISO8601DateFormatter().string(from: conflict.at)))"
         }
 
-        /// What `todos sync` prints for new conflicts: "1 conflict: …" and one line each.
+        /// What `todos sync` prints for new conflicts: "1 refused: …" for the edits the server
+        /// refused, "1 conflict: …" for the others, and one line each.
         static func summary(_ conflicts: [SyncConflict]) -> String {
-            "\(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s"): "
-                + conflicts.map(line).joined(separator: "\n  ")
-                + "\n(`todos conflicts` lists them; edit an item to take a value back)"
+            let refused = conflicts.filter { $0.kind == .refused }, others = conflicts.filter { $0.kind != .refused }
+            var parts: [String] = []
+            if !refused.isEmpty { parts.append("\(refused.count) refused: " + refused.map(line).joined(separator: "\n  ")) }
+            if !others.isEmpty {
+                parts.append("\(others.count) conflict\(others.count == 1 ? "" : "s"): " + others.map(line).joined(separator: "\n  "))
+            }
+            return parts.joined(separator: "\n") + "\n(`todos conflicts` lists them; edit an item to take a value back)"
         }
 
         /// The array of `{table, id, column, kept, replaced, at}` objects, keys sorted, with
-        /// `"kind": "renamed"` for a rename.
+        /// `"kind": "renamed"` for a rename, `"kind": "refused"` and `"reason"` for a refusal.
         static func json(_ conflicts: [SyncConflict]) -> String {
             struct Entry: Encodable {
                 var at: String, column: String, id: String, kept: Value, replaced: Value, table: String
-                /// "renamed" for a rename (absent for a replaced value).
+                /// "renamed" for a rename, "refused" for a refusal (absent for a replaced value).
                 var kind: String?
+                /// Why the server refused the edit (a refusal only).
+                var reason: String?
             }
             let entries = conflicts.map {
                 Entry(at: ISO8601DateFormatter().string(from: $0.at), column: $0.column, id: text($0.id), kept: Value($0.kept),
-                      replaced: Value($0.replaced), table: $0.table, kind: $0.kind == .renamed ? $0.kind.rawValue : nil)
+                      replaced: Value($0.replaced), table: $0.table, kind: $0.kind == .replaced ? nil : $0.kind.rawValue,
+                      reason: $0.reason)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

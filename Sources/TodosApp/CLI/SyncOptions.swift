@@ -127,7 +127,7 @@ extension TodosCommand {
             // The counts are of rows (an item with a new tag is three: the item, the tag, the
             // link), so the line says so rather than suggest items.
             print("synced: pushed \(report.pushed) row change\(report.pushed == 1 ? "" : "s"), pulled \(report.pulled) (rows of items, lists, tags and tag links)"
-                  + (report.refused > 0 ? ", \(report.refused) refused (deleted elsewhere)" : "")
+                  + (report.refused > report.refusals.count ? ", \(report.refused - report.refusals.count) refused (deleted elsewhere)" : "")
                   + (report.parked > 0 ? ", \(report.parked) waiting for their list or item" : ""))
             if !report.conflicts.isEmpty { print(Conflicts.summary(report.conflicts)) }
             if report.reidentified {

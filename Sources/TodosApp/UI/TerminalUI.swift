@@ -104,10 +104,11 @@ final class TerminalUI {
                     // How many changes wait is read after every event, so the mark is current.
                     let waiting = try? await syncClient.pendingChanges()
                     continuation.yield(.sync(SyncMark.Change(event: event, waiting: waiting)))
-                    // Another device's later edit replaced one of this device's values.
+                    // Another device's later edit replaced one of this device's values, or the server refused an edit.
                     if case .synced(let report) = event, let first = report.conflicts.first {
                         let count = report.conflicts.count
-                        continuation.yield(.event(.status("sync: \(count) conflict\(count == 1 ? "" : "s"): \(TodosCommand.Conflicts.line(first)) — `todos conflicts` lists them")))
+                        let what = report.conflicts.allSatisfy { $0.kind == .refused } ? "refused" : "conflict\(count == 1 ? "" : "s")"
+                        continuation.yield(.event(.status("sync: \(count) \(what): \(TodosCommand.Conflicts.line(first)) — `todos conflicts` lists them")))
                     }
                 }
             }

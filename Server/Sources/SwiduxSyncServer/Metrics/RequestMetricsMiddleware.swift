@@ -7,11 +7,10 @@ import Hummingbird
 ///
 /// Hummingbird's own `MetricsMiddleware` records into swift-metrics' global factory; this one
 /// records into the server's ``SyncServerMetrics``, so that servers in one process count apart.
-struct RequestMetricsMiddleware: RouterMiddleware {
-    typealias Context = SyncRequestContext
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: SyncServerMetrics
 
-    static let requestIDHeader = HTTPField.Name("X-Request-Id")!
+    static var requestIDHeader: HTTPField.Name { .requestID }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
@@ -30,4 +29,9 @@ struct RequestMetricsMiddleware: RouterMiddleware {
             throw error
         }
     }
+}
+
+extension HTTPField.Name {
+    /// `X-Request-Id`: the request's id in the server's log.
+    static let requestID = HTTPField.Name("X-Request-Id")!
 }

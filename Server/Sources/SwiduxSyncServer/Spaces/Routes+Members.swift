@@ -19,7 +19,7 @@ extension Routes {
     struct MembersAnswer: Codable { var members: [Member] }
     struct Member: Codable { var user: String; var role: String }
 
-    func addMemberRoutes(to router: Router<SyncRequestContext>) {
+    func addMemberRoutes<Context: RequestContext>(to router: RouterGroup<Context>) {
         router.get(RouterPath(Self.membersPath)) { request, context in
             try await serving(context).respond(context) { try await $0.members(request, context) }
         }
@@ -31,7 +31,7 @@ extension Routes {
         }
     }
 
-    private func members(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+    private func members(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (caller, space) = try await memberCaller(request, context)
         let logger = self.logger
         let members = try await refusals {
@@ -40,7 +40,7 @@ extension Routes {
         return try json(MembersAnswer(members: members.map { Member(user: $0.subject, role: $0.role.rawValue) }))
     }
 
-    private func addMember(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+    private func addMember(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (caller, space) = try await memberCaller(request, context)
         let body = try await decode(Member.self, from: request)
         guard let role = SpaceRole(rawValue: body.role) else {
@@ -55,7 +55,7 @@ extension Routes {
         return Response(status: .noContent)
     }
 
-    private func removeMember(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+    private func removeMember(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (caller, space) = try await memberCaller(request, context)
         guard let user = context.parameters.get("user").flatMap({ $0.removingPercentEncoding }) else {
             throw RequestFailure.badRequest("no user in the path (/v1/spaces/{space}/members/{user})")
@@ -71,7 +71,7 @@ extension Routes {
 
     /// The JWT user who asks and the space named in the path; 401 without a valid JWT, 403
     /// for an opaque token.
-    private func memberCaller(_ request: Request, _ context: SyncRequestContext) async throws -> (String, String) {
+    private func memberCaller(_ request: Request, _ context: some RequestContext) async throws -> (String, String) {
         let token = try bearerToken(request)
         guard JWTUsers.isJWT(token) else {
             throw RequestFailure(status: .forbidden, description: "members are JWT users: an opaque token cannot manage or list them")
