@@ -106,7 +106,7 @@ extension EntityStore {
         // keep their current one (changed since, maybe, by a skipped action or another writer).
         var unchanged: [ID: Entity] = [:]
         if !patch.steps.isEmpty {
-            let touched = Set(patch.touches.map(\.id))
+            let touched = Set(patch.touchedIDs)
             for step in patch.steps {
                 if case .inserted(let id) = step, !touched.contains(id), let current = self[id] { unchanged[id] = current }
             }
@@ -127,13 +127,13 @@ extension EntityStore {
                 index = start - 1
             }
         }
-        for touch in patch.touches {
+        for (id, touch) in zip(patch.touchedIDs, patch.touches) {
             // Changed since the step (a skipped action, another writer): only the fields the
             // step changed go back.
-            if let previous = touch.previous, let after = touch.after, let current = self[touch.id], current != after {
-                self[touch.id] = EntityFieldMerge.merge(previous: previous, after: after, current: current)
+            if let previous = touch.previous, let after = touch.after, let current = self[id], current != after {
+                self[id] = EntityFieldMerge.merge(previous: previous, after: after, current: current)
             } else {
-                self[touch.id] = touch.previous
+                self[id] = touch.previous
             }
         }
         for (id, current) in unchanged where self[id] != nil { self[id] = current }

@@ -40,10 +40,15 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
         case reordered([ID])
     }
 
-    /// A touched id and its value before its first change in the step (`nil`: absent).
+    /// A touched id's value before its first change in the step (`nil`: absent); the id is
+    /// at the same index in `touchedIDs`.
+    ///
+    /// The id is kept apart: with the id (a `UUID`, say) beside the entity values, the
+    /// compiler destroys a touch through its run-time value witnesses even in code
+    /// specialized for the entity type (about 150 instructions to drop one touch of a
+    /// recycled step); holding only `Entity?` values and an `Int`, it is destroyed inline.
     @usableFromInline
     struct Touch {
-        @usableFromInline let id: ID
         @usableFromInline let previous: Entity?
         /// Its value as the step left it (`nil`: absent), set when the step ends: undo
         /// applied to an entity changed since restores only the fields the step changed
@@ -52,17 +57,18 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
         /// The slot the entity was in when it was noted (-1: unknown): where the end of the
         /// step looks first (the store may have compacted since: the id is checked).
         @usableFromInline let slot: Int
-        @inlinable init(id: ID, previous: consuming Entity?, slot: Int) {
-            self.id = id
+        @inlinable init(previous: consuming Entity?, slot: Int) {
             self.previous = previous
             self.after = nil
             self.slot = slot
         }
     }
 
-    /// The touched ids with their previous values, in the order they were first touched.
+    /// The touched ids, in the order they were first touched.
+    @usableFromInline var touchedIDs: [ID]
+    /// Their previous values (and values after the step), at the same indices.
     @usableFromInline var touches: [Touch]
-    /// Touched id → its index in `touches`, kept once there are more than
+    /// Touched id → its index in `touchedIDs`, kept once there are more than
     /// `linearLimit` of them (below, a linear scan: no hashing, no table to allocate for
     /// the common step that changes a few entities).
     @usableFromInline var places: [ID: Int]?
@@ -74,6 +80,7 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     /// Empty (no literal: a literal costs a tuple metadata lookup where not specialized).
     @usableFromInline
     init() {
+        touchedIDs = Array()
         touches = Array()
         places = nil
         steps = Array()
@@ -87,18 +94,20 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     @discardableResult
     mutating func note(_ id: ID, _ value: consuming Entity?, slot: Int = -1) -> Bool {
         if places == nil {
-            for index in touches.indices where touches[index].id == id { return false }
-            touches.append(Touch(id: id, previous: value, slot: slot))
+            for index in touchedIDs.indices where touchedIDs[index] == id { return false }
+            touchedIDs.append(id)
+            touches.append(Touch(previous: value, slot: slot))
             if touches.count > Self.linearLimit { indexTouches() }
         } else {
             guard places![id] == nil else { return false }
             places![id] = touches.count
-            touches.append(Touch(id: id, previous: value, slot: slot))
+            touchedIDs.append(id)
+            touches.append(Touch(previous: value, slot: slot))
         }
         return true
     }
 
-    /// Builds `places` from `touches` (or drops it when they are few again).
+    /// Builds `places` from `touchedIDs` (or drops it when they are few again).
     @usableFromInline
     mutating func indexTouches() {
         guard touches.count > Self.linearLimit else {
@@ -106,18 +115,18 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
             return
         }
         var places: [ID: Int] = Dictionary(minimumCapacity: touches.count)
-        for index in touches.indices { places[touches[index].id] = index }
+        for index in touchedIDs.indices { places[touchedIDs[index]] = index }
         self.places = places
     }
 
     /// Folds a later patch into this one (coalescing): the first previous value wins, the
     /// logs are concatenated.
     mutating func append(_ newer: EntityUndoPatch) {
-        for touch in newer.touches {
-            if note(touch.id, touch.previous, slot: touch.slot) {
+        for (id, touch) in zip(newer.touchedIDs, newer.touches) {
+            if note(id, touch.previous, slot: touch.slot) {
                 touches[touches.count - 1].after = touch.after
             } else {
-                let index = places?[touch.id] ?? touches.firstIndex { $0.id == touch.id }!
+                let index = places?[id] ?? touchedIDs.firstIndex(of: id)!
                 touches[index].after = touch.after
             }
         }
@@ -128,9 +137,10 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     /// writer deleted them), so that applying it does not bring them back.
     mutating func forget(_ ids: Set<ID>) {
         guard !touches.isEmpty || !steps.isEmpty else { return }
-        let before = touches.count
-        touches.removeAll { ids.contains($0.id) }
-        if touches.count != before { indexTouches() }
+        if touchedIDs.contains(where: { ids.contains($0) }) {
+            keepTouches { id, _ in !ids.contains(id) }
+            indexTouches()
+        }
         steps = steps.compactMap { step in
             switch step {
             case .inserted(let id): return ids.contains(id) ? nil : step
@@ -154,15 +164,28 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
         for index in touches.indices {
             // The id and slot read alone: passing the touch would copy it (its previous value
             // and all), only to destroy the copy.
-            let now = Self.current(id: touches[index].id, slot: touches[index].slot, in: storage)
+            let now = Self.current(id: touchedIDs[index], slot: touches[index].slot, in: storage)
             if mayHoldUnchanged, now == touches[index].previous { dropped = true }
             touches[index].after = now
         }
         if dropped {
-            touches.removeAll { $0.after == $0.previous }
+            keepTouches { _, touch in touch.after != touch.previous }
             indexTouches()
         }
         if touches.isEmpty, !steps.isEmpty, restoresOrder(of: storage) { steps.removeAll() }
+    }
+
+    /// Keeps the touched ids (and their touches) that `isKept` accepts, in order.
+    @usableFromInline
+    mutating func keepTouches(_ isKept: (ID, Touch) -> Bool) {
+        var keptIDs: [ID] = []
+        var kept: [Touch] = []
+        for index in touches.indices where isKept(touchedIDs[index], touches[index]) {
+            keptIDs.append(touchedIDs[index])
+            kept.append(touches[index])
+        }
+        touchedIDs = keptIDs
+        touches = kept
     }
 
     /// Whether replaying the membership and order log backwards on the current order gives
@@ -211,6 +234,7 @@ struct EntityUndoPatch<Entity: Identifiable & Equatable & Sendable>: @unchecked 
     @inlinable
     mutating func clearForReuse() {
         if touches.capacity <= Self.reusableCapacity, steps.capacity <= Self.reusableCapacity {
+            touchedIDs.removeAllOneByOne()
             touches.removeAllOneByOne()
             // Most steps log no membership change: an empty array's removal still checks it
             // is uniquely referenced.

@@ -8,8 +8,10 @@ class FieldStepRecorder {
     func begin(_ state: UnsafeMutableRawPointer, retaining: Bool) {
         preconditionFailure("FieldStepRecorder: begin is overridden by each slot")
     }
-    /// Ends the step: the field's previous value; `nil` if it did not change.
-    func end(_ state: UnsafeMutableRawPointer) -> Any? {
+    /// Ends the step: adds the field's previous value to `fields` as slot `index`'s, if it
+    /// changed. (Given `fields`, not returning an `Any?`: a `nil` one for an unchanged
+    /// field, the usual case, would be destroyed through `Optional`'s value witness.)
+    func end(_ state: UnsafeMutableRawPointer, into fields: inout SlotValues<Any>, index: Int) {
         preconditionFailure("FieldStepRecorder: end is overridden by each slot")
     }
 }
@@ -77,17 +79,20 @@ final class TypedFieldSlot<State, Value>: FieldStepRecorder, FieldSlot {
         beginBoxed(raw)
     }
 
-    override func end(_ raw: UnsafeMutableRawPointer) -> Any? {
-        guard holdsKept else { return endBoxed(raw) }
+    override func end(_ raw: UnsafeMutableRawPointer, into fields: inout SlotValues<Any>, index: Int) {
+        guard holdsKept else {
+            if let value = endBoxed(raw) { fields.append(index, value) }
+            return
+        }
         holdsKept = false
         let field = raw + offset
         if Self.bytesEqual(keptBytes, field, count: size) || equals(kept, field.assumingMemoryBound(to: Value.self)) {
             // Moved out and dropped: `deinitialize(count:)` goes through the runtime's
             // generic array destroy here, where nothing is specialized (twice the work).
             _ = kept.move()
-            return nil
+            return
         }
-        return kept.move()
+        fields.append(index, kept.move())
     }
 
     /// Decides how the value is compared, at the first step.

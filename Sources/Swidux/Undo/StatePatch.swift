@@ -4,6 +4,13 @@ struct StatePatch {
     var stores = SlotValues<UndoStorePatch>()
     var fields = SlotValues<Any>()
     var isEmpty: Bool { stores.isEmpty && fields.isEmpty }
+    /// `true` when the step holds no value at all, not even an empty array: destroying it
+    /// would release nothing (see `StatePatchRing.append`). Given in place (`inout`): a
+    /// property read on a step in memory copies the whole step first (its retains and
+    /// releases through value witnesses).
+    static func holdsNoValue(_ patch: inout StatePatch) -> Bool {
+        SlotValues.holdsNoValue(&patch.stores) && SlotValues.holdsNoValue(&patch.fields)
+    }
 }
 
 /// Values by slot index. A step changes few slots, most often one: the first value is kept
@@ -28,6 +35,16 @@ struct SlotValues<Value>: Sequence {
     private var hasOthers: Bool { storedOthers.map { !$0.isEmpty } ?? false }
 
     var isEmpty: Bool { firstIndex < 0 }
+
+    /// `true` when nothing is held, not even an empty array of others: destroying the
+    /// values would release nothing. (`firstValue` is `nil` whenever `firstIndex` is
+    /// negative: every path that clears the index clears the value.)
+    /// Given in place, as `StatePatch.holdsNoValue(_:)` is.
+    static func holdsNoValue(_ values: inout SlotValues) -> Bool {
+        assert(values.firstIndex >= 0 || values.firstValue == nil, "SlotValues: a first value without a slot")
+        guard values.firstIndex < 0, case .none = values.storedOthers else { return false }
+        return true
+    }
 
     /// The value of slot `index`, if any; setting `nil` removes it.
     subscript(index: Int) -> Value? {

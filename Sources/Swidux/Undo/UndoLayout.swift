@@ -93,7 +93,7 @@ final class UndoLayout<State> {
             patch.stores.append(index, storeRecorders[index]._withUnsafeGuaranteedRef { $0.endStore(raw) })
         }
         for index in 0..<fieldRecorders.count {
-            patch.fields.append(index, fieldRecorders[index]._withUnsafeGuaranteedRef { $0.end(raw) })
+            fieldRecorders[index]._withUnsafeGuaranteedRef { $0.end(raw, into: &patch.fields, index: index) }
         }
         isRecording = false
         return patch

@@ -24,6 +24,9 @@ struct SlotValuesTests {
                     order.removeAll { $0 == slot }
                 }
                 #expect(values.isEmpty == model.isEmpty)
+                // Nothing held implies no value; a value held is never "nothing held".
+                if SlotValues.holdsNoValue(&values) { #expect(values.isEmpty) }
+                if !values.isEmpty { #expect(!SlotValues.holdsNoValue(&values)) }
                 for slot in 0..<5 { #expect(values[slot] as? Int == model[slot]) }
                 #expect(values.map(\.index) == order)
                 #expect(values.map { $0.value as! Int } == order.map { model[$0]! })
@@ -37,5 +40,22 @@ struct SlotValuesTests {
             #expect(popped == order)
             #expect(values.isEmpty)
         }
+    }
+
+    /// A single value popped leaves nothing held (a step the history drops is then not
+    /// destroyed); once a second value came, the array of others stays, empty.
+    @Test func holdsNoValueOnceItsOnlyValueIsPopped() {
+        var values = SlotValues<Any>()
+        #expect(SlotValues.holdsNoValue(&values))
+        values.append(0, "a")
+        #expect(!SlotValues.holdsNoValue(&values))
+        _ = values.popFirst()
+        #expect(SlotValues.holdsNoValue(&values))
+        values.append(0, "a")
+        values.append(1, "b")
+        _ = values.popFirst()
+        _ = values.popFirst()
+        #expect(values.isEmpty)
+        #expect(!SlotValues.holdsNoValue(&values))
     }
 }

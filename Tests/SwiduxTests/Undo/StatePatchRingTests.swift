@@ -51,6 +51,48 @@ struct StatePatchRingTests {
         }
     }
 
+    /// A full ring drops its oldest step once the recycling took what it reuses: whatever
+    /// the recycling left in the step (a field's value) is released with it, what it took
+    /// (the step's store patch) lives on with the taker, and the appended steps are intact.
+    @Test func droppedStepsReleaseWhatTheRecyclingLeft() {
+        final class Tracked {}
+        let ring = StatePatchRing(limit: 2)
+        var fieldValues: [Int: Weak] = [:]
+        var storePatches: [Int: Weak] = [:]
+        var taken: [UndoStorePatch] = []
+        for step in 0..<12 {
+            var patch = StatePatch()
+            let storePatch = UndoStorePatch()
+            storePatches[step] = Weak(storePatch)
+            patch.stores.append(0, storePatch)
+            // Every third step also has a field value: the recycling leaves it in the step.
+            if step % 3 == 0 {
+                let value = Tracked()
+                fieldValues[step] = Weak(value)
+                patch.fields.append(0, value)
+            }
+            ring.append(patch) { dropped in
+                while let (_, storePatch) = dropped.stores.popFirst() { taken.append(storePatch) }
+            }
+            #expect(ring.count == min(step + 1, 2))
+            #expect(ring[ring.count - 1].stores[0] === storePatch)
+            for dropped in 0..<max(0, step - 1) {
+                #expect(fieldValues[dropped]?.object == nil, "the field value of step \(dropped)")
+                #expect(storePatches[dropped]?.object != nil, "the store patch of step \(dropped), taken")
+            }
+        }
+        taken.removeAll()
+        ring.removeAll()
+        #expect(storePatches.values.allSatisfy { $0.object == nil })
+        #expect(fieldValues.values.allSatisfy { $0.object == nil })
+    }
+
+    /// A weak reference, for the test above.
+    final class Weak {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
+    }
+
     /// A store with a history of 3 steps: every step after the third drops the oldest, whose
     /// buffers the next step records into. Steps of different sizes (one entity, many, more
     /// than a reused patch keeps the buffers of) alternate; undoing every step held must
