@@ -95,10 +95,16 @@ enum Push {
             // The space's lock, then the request's tables the space declared: one round trip
             // (a push of 1,000 rows made about fifteen). A volatile function keeps
             // the subquery, and so the lock, evaluated before the row is made.
+            // For the transaction, no hash or merge joins: PostgreSQL estimates unnest() of a
+            // bound array at its length, and planned the update of a mutation's few thousand
+            // merged rows as a hash of every row of the space, once per mutation (a tenth of
+            // its time in a push of 100,000 updates, growing with the space); the
+            // transaction's joins all go through indexes.
             var known = Set<String>()
             for try await declared in try await connection.query("""
                 SELECT ARRAY(SELECT tbl FROM sync_tables WHERE space = \(space) AND tbl = ANY(\(tables)))
-                FROM (SELECT pg_advisory_xact_lock(\(spaceLockClass), \(Int32(truncatingIfNeeded: space)))) AS space_lock
+                FROM (SELECT pg_advisory_xact_lock(\(spaceLockClass), \(Int32(truncatingIfNeeded: space))),
+                             set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)) AS space_lock
                 """, logger: logger).decode([String].self) { known.formUnion(declared) }
             if let unknown = tables.first(where: { !known.contains($0) }) {
                 throw RequestFailure.badRequest("unknown table \"\(unknown)\" (declare it with PUT /\(SyncProtocol.tablesPath))")
