@@ -372,7 +372,7 @@ public actor SyncClient {
                     if let next {
                         let inFlight = try local { try Set(next.inFlight.flatMap { try $0.changedKeys() }) }
                         upcoming = try local {
-                            try engine.preparePush(requestBytes: round.requestBytes, after: next.inFlight.map(\.id).max() ?? 0, inFlight: inFlight,
+                            try engine.preparePush(requestBytes: round.requestBytes, requestRows: round.requestRows, after: next.inFlight.map(\.id).max() ?? 0, inFlight: inFlight,
                                                    unversionedThrough: next.unversionedThrough, scanAfter: SyncEngine.scanAfter(next.inFlight))
                         }
                     }

@@ -64,7 +64,8 @@ extension SyncEngine {
     ///
     /// At most about `requestBytes` of mutations are built or loaded at a time (one request:
     /// a first push of 100,000 rows holds one request in memory, not the file):
-    /// the rows left out keep their outbox entries for the next call.
+    /// the rows left out keep their outbox entries for the next call; and at most
+    /// `requestRows` rows (small updates would otherwise make one request of tens of thousands).
     ///
     /// While earlier mutations are in flight (``SyncClient`` builds the next request while the
     /// server applies one), `after` is the last of them and `inFlight` the rows they change:
@@ -80,7 +81,7 @@ extension SyncEngine {
     /// again), so the outbox is read from after it (each request of a first push
     /// read again the entries of the one in flight). Whatever it leaves is found by the next
     /// call without it, which a push ends with.
-    func preparePush(requestBytes: Int = SyncProtocol.maxBodyBytes / 2, after: Int64 = 0,
+    func preparePush(requestBytes: Int = SyncProtocol.maxBodyBytes / 2, requestRows: Int = .max, after: Int64 = 0,
                      inFlight: Set<RowKey> = [], unversionedThrough: Int64 = 0, scanAfter: Int64 = 0) throws -> [PendingMutation] {
         try writer.write { db in
             let stored = try self.storedPending(db, after: after, limit: requestBytes)
@@ -100,6 +101,7 @@ extension SyncEngine {
             var total = 0
             var mutation = WireWriter(), change = WireWriter()
             var keys: [RowKey] = []
+            var rowsTaken = 0
             // The sequences the open mutation covers: from its first entry (or just past the
             // mutation before, and past any row in flight met since) to the last entry read for
             // it (its rows', and others of rows already in this call's mutations); none once a
@@ -219,7 +221,7 @@ extension SyncEngine {
                     lastSeen = sequence
                     continue
                 }
-                if total + changesBytes + size > requestBytes, !(built.isEmpty && keys.isEmpty) {
+                if total + changesBytes + size > requestBytes || rowsTaken >= requestRows, !(built.isEmpty && keys.isEmpty) {
                     // A request's worth: the rest waits for the next call.
                     included.remove(compact)
                     break scan
@@ -228,6 +230,7 @@ extension SyncEngine {
                 mutation.raw(keys.isEmpty ? opening : ",")
                 mutation.append(change)
                 keys.append(key)
+                rowsTaken += 1
                 lastSeen = sequence
             }
             try close()

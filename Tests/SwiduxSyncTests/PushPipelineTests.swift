@@ -238,6 +238,30 @@ struct PushPipelineTests {
         #expect(try fixture.engine.preparePush(after: first.map(\.id).max()!).map(\.id) == second.map(\.id))
     }
 
+    @Test("A request holds at most requestRows rows, however small they are; the rest go in the next ones, each row once")
+    func requestRows() async throws {
+        let fixture = try Self.fixture(mutationBytes: 1 << 20)
+        let engine = fixture.engine
+        let unversioned = try engine.unversionedMark()
+        var pushed: [String] = []
+        var last: Int64 = 0
+        var version: Int64 = 1
+        while true {
+            let next = try engine.preparePush(requestRows: 25, after: last, unversionedThrough: unversioned)
+            if next.isEmpty { break }
+            let changes = try next.flatMap { try $0.decoded().changes }
+            #expect(changes.count <= 25)
+            pushed += changes.map(\.id.key)
+            last = next.map(\.id).max()!
+            _ = try engine.acknowledge(try Self.answer(next, from: &version), sent: next)
+        }
+        // 61 rows: 25, 25, 11.
+        #expect(pushed.count == 61)
+        #expect(Set(pushed).count == 61)
+        #expect(try fixture.outbox().isEmpty)
+        #expect(PushStateMachine(unversionedThrough: 0).requestRows == 16_384)
+    }
+
     @Test("No version is assumed missing once one is recorded or a mutation is stored")
     func unversionedMark() async throws {
         let fixture = try Self.fixture()
