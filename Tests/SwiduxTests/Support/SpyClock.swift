@@ -42,11 +42,15 @@ final class SpyClock: Clock, @unchecked Sendable {
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }
 
-    /// Sleeps registered so far.
+    /// Sleeps started so far: registered, passed, or cancelled before they could register
+    /// (a timer replaced at once still counts, as tests count the timers they scheduled).
     var sleepCount: Int { state.withLock { $0.sleeps } }
 
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
+        if Task.isCancelled {
+            state.withLock { $0.sleeps += 1 }
+            throw CancellationError()
+        }
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -55,8 +59,8 @@ final class SpyClock: Clock, @unchecked Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case waits, passed, cancelled }
                 let outcome: Outcome = state.withLock { state in
-                    if state.cancelled.remove(id) != nil { return .cancelled }
                     state.sleeps += 1
+                    if state.cancelled.remove(id) != nil { return .cancelled }
                     if deadline < state.now { return .passed }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     return .waits
