@@ -39,6 +39,26 @@ enum Push {
         let hash: ByteBuffer
     }
 
+    /// What `sync_mutations` keeps of an applied mutation: each change's version and outcome,
+    /// and the reason of each refusal ('' for the others; `nil` when no change was refused).
+    private struct RememberedMutation {
+        let id: Int64
+        let hash: ByteBuffer
+        let versions: [Int64]
+        let applied: [Bool]
+        let reasons: [String]?
+
+        init(id: Int64, hash: ByteBuffer, versions: [Int64], applied: [Bool], reasons: [String]?) {
+            (self.id, self.hash, self.versions, self.applied, self.reasons) = (id, hash, versions, applied, reasons)
+        }
+
+        init(mutation: PreparedMutation, results: [PushAnswer.Result]) {
+            let refusedWithReason = results.contains { $0.reason != nil }
+            self.init(id: mutation.id, hash: mutation.hash, versions: results.map(\.version), applied: results.map(\.applied),
+                      reasons: refusedWithReason ? results.map { $0.reason ?? "" } : nil)
+        }
+    }
+
     /// One change, validated and encoded for the database (and for the answer). A class:
     /// the lists a push makes of its changes (written, copied, answered) share them
     /// (copying their four strings was 5 % of the server's CPU in a large push).
@@ -129,13 +149,14 @@ enum Push {
             var wrote = false
             // An applied mutation is remembered (`sync_mutations`) with the next statement: the
             // last one with the request's closing statement.
-            var unrecorded: (id: Int64, hash: ByteBuffer, versions: [Int64], applied: [Bool])?
+            var unrecorded: RememberedMutation?
             func record() async throws {
                 guard let mutation = unrecorded else { return }
                 unrecorded = nil
                 try await connection.query("""
-                    INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
-                    VALUES (\(space), \(request.clientID), \(mutation.id), \(mutation.hash), \(mutation.versions), \(mutation.applied))
+                    INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied, reasons)
+                    VALUES (\(space), \(request.clientID), \(mutation.id), \(mutation.hash), \(mutation.versions), \(mutation.applied),
+                            \(mutation.reasons))
                     """, logger: logger)
             }
             for mutation in mutations {
@@ -145,7 +166,7 @@ enum Push {
                                                                                    authority: authority, connection: connection,
                                                                                    logger: logger)
                     try await record()
-                    unrecorded = (mutation.id, mutation.hash, mutationResults.map(\.version), mutationResults.map(\.applied))
+                    unrecorded = RememberedMutation(mutation: mutation, results: mutationResults)
                     results += mutationResults
                     wrote = wrote || mutationWrote
                     last = mutation.id
@@ -157,12 +178,13 @@ enum Push {
             // The last applied mutation, the client's last mutation, the mutations no longer
             // remembered, and the notification when rows were written: one statement.
             let forget = last - keptMutations
-            let closing = unrecorded ?? (0, ByteBuffer(), [], [])
+            let closing = unrecorded ?? RememberedMutation(id: 0, hash: ByteBuffer(), versions: [], applied: [], reasons: nil)
             var conflicts: Int64 = 0
             for try await value in try await connection.query("""
                 WITH recorded AS (
-                    INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied)
-                    SELECT \(space), \(request.clientID), \(closing.id), \(closing.hash), \(closing.versions), \(closing.applied)
+                    INSERT INTO sync_mutations (space, client_id, id, hash, versions, applied, reasons)
+                    SELECT \(space), \(request.clientID), \(closing.id), \(closing.hash), \(closing.versions), \(closing.applied),
+                           \(closing.reasons)
                     WHERE \(unrecorded != nil)
                 ), client AS (
                     UPDATE sync_clients SET last_mutation = \(last) WHERE space = \(space) AND client_id = \(request.clientID)
@@ -189,22 +211,26 @@ enum Push {
     /// content (or is too old to be remembered).
     private static func replay(_ mutation: PreparedMutation, space: Int64, clientID: String, connection: PostgresConnection,
                                logger: Logger) async throws -> [PushAnswer.Result] {
-        var stored: (versions: [Int64], applied: [Bool])?
-        for try await (versions, applied) in try await connection.query("""
-            SELECT versions, applied FROM sync_mutations
+        var stored: (versions: [Int64], applied: [Bool], reasons: [String]?)?
+        for try await (versions, applied, reasons) in try await connection.query("""
+            SELECT versions, applied, reasons FROM sync_mutations
             WHERE space = \(space) AND client_id = \(clientID) AND id = \(mutation.id)
               AND hash = \(mutation.hash)
-            """, logger: logger).decode(([Int64], [Bool]).self) {
-            stored = (versions, applied)
+            """, logger: logger).decode(([Int64], [Bool], [String]?).self) {
+            stored = (versions, applied, reasons)
         }
         guard let stored, stored.versions.count == mutation.changes.count, stored.applied.count == mutation.changes.count else {
             throw RequestFailure.conflict(.mutationConflict, "mutation \(mutation.id) of client \(clientID) was already applied with another content (a copied or restored database file?): nothing was applied; push again under a new client id")
         }
-        // A refused change is answered with the row the space holds now (its reason is not
-        // kept): the device takes it, as from the first answer.
+        // A refused change is answered with the row the space holds now and the reason of the
+        // first answer: the device takes it, as from the first answer.
         let refused = mutation.changes.indices.filter { !stored.applied[$0] }
         let current = try await storedRows(refused.map { mutation.changes[$0] }, space: space, connection: connection, logger: logger)
         let currentByPlace = Dictionary(uniqueKeysWithValues: zip(refused, current))
+        func reason(_ index: Int) -> String? {
+            guard let reasons = stored.reasons, reasons.indices.contains(index), !reasons[index].isEmpty else { return nil }
+            return reasons[index]
+        }
         return zip(mutation.changes.indices, zip(stored.versions, stored.applied)).map { index, outcome in
             let (version, applied) = outcome
             let prepared = mutation.changes[index]
@@ -212,10 +238,13 @@ enum Push {
                 var result = PushAnswer.Result(change: prepared, applied: false, version: row.version, deleted: row.deleted,
                                                merged: row.columns)
                 result.echo = true
+                result.reason = reason(index)
                 return result
             }
             let deleted = !applied || prepared.kind == .delete
-            return PushAnswer.Result(change: prepared, applied: applied, version: version, deleted: deleted)
+            var result = PushAnswer.Result(change: prepared, applied: applied, version: version, deleted: deleted)
+            if !applied { result.reason = reason(index) }
+            return result
         }
     }
 

@@ -184,6 +184,12 @@ public enum Schema {
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION sync_members_check()
             """,
         ],
+        [
+            // Why a rule refused each change of a remembered mutation ('' where none did), so
+            // that a replayed push is answered with the reasons of its first answer. NULL for
+            // mutations remembered before reasons were kept.
+            "ALTER TABLE sync_mutations ADD COLUMN IF NOT EXISTS reasons text[]",
+        ],
     ]
 
     /// The advisory lock that serializes migrations of concurrently starting servers.

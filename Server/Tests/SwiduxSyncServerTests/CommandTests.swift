@@ -174,8 +174,8 @@ struct CommandTests {
             for try await version in try await client.query("SELECT version FROM sync_schema", logger: logger).decode(Int.self) {
                 versions.append(version)
             }
-            // The first schema, then: mutations and identity; no sync_rows foreign key and a version default; merges by column; JWT users; space members.
-            #expect(versions == [7])
+            // The first schema, then: mutations and identity; no sync_rows foreign key and a version default; merges by column; JWT users; space members; refusal reasons kept for replays.
+            #expect(versions == [8])
             var foreignKeys = -1
             for try await count in try await client.query(
                 "SELECT count(*)::int FROM pg_constraint WHERE conrelid = 'sync_rows'::regclass AND contype = 'f'", logger: logger

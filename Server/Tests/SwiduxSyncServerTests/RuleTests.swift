@@ -54,7 +54,7 @@ struct RuleTests {
         }
     }
 
-    @Test("a refused insert of a new row is answered a tombstone of version 0 (the device deletes it); a replay answers the server's row")
+    @Test("a refused insert of a new row is answered a tombstone of version 0 (the device deletes it); a replay answers the server's row and the reason")
     func refusedInsertAndReplay() async throws {
         try await TestServer.with(rules: Self.titles) { server in
             let device = try await server.client(space: "home")
@@ -66,11 +66,20 @@ struct RuleTests {
             #expect(first.results[0].current.deleted && first.results[0].current.version == 0)
             #expect(first.results[0].reason == "a title has 1 to 500 characters")
             #expect(try await device.pullAll().map(\.id) == [.text("kept")])
-            // The same request again (its answer was lost): the rows as the server holds them, no reason kept.
+            // The same request again (its answer was lost): the rows as the server holds them, with
+            // the first answer's reasons.
             let replay = try await device.push(request)
             #expect(replay.results.map(\.applied) == [false, false])
             #expect(replay.results[0].current.deleted)
             #expect(replay.results[1].current.columns?["title"] == .text("kept") && !replay.results[1].current.deleted)
+            #expect(replay.results.map(\.reason) == ["a title has 1 to 500 characters", "a title has 1 to 500 characters"])
+            // A mutation with an applied change and a refused one, replayed: the reason only where it was refused.
+            let mixed = PushRequest(clientID: device.clientID, mutations: [SyncMutation(id: device.mutationID(), changes: [
+                todo("other", title: "fine"), todo("empty", title: "")])])
+            #expect(try await device.push(mixed).results.map(\.reason) == [nil, "a title has 1 to 500 characters"])
+            let mixedReplay = try await device.push(mixed)
+            #expect(mixedReplay.results.map(\.applied) == [true, false])
+            #expect(mixedReplay.results.map(\.reason) == [nil, "a title has 1 to 500 characters"])
         }
     }
 

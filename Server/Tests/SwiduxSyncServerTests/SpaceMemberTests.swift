@@ -125,7 +125,8 @@ struct SpaceMemberTests {
         // Back to the schema before members, with a user made then.
         try await cluster.withConnection(database: database) { connection, logger in
             for statement: PostgresQuery in [
-                "DROP TABLE sync_members", "DROP FUNCTION sync_members_check()", "UPDATE sync_schema SET version = version - 1",
+                "DROP TABLE sync_members", "DROP FUNCTION sync_members_check()", "ALTER TABLE sync_mutations DROP COLUMN reasons",
+                "UPDATE sync_schema SET version = 6",
                 "INSERT INTO sync_spaces (name) VALUES ('user:erin')",
                 "INSERT INTO sync_users (subject, space) SELECT 'erin', id FROM sync_spaces WHERE name = 'user:erin'",
             ] { try await connection.query(statement, logger: logger) }
