@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "SwiduxSyncWire", targets: ["SwiduxSyncWire"]),
         // The sync client: keeps a SwiduxDatabase's tables in sync through swidux-sync-server.
         .library(name: "SwiduxSync", targets: ["SwiduxSync"]),
+        // Child processes, loopback servers and a log capture for tests: this package's and the
+        // sync server package's (Server/), which start their children with the same helper.
+        .library(name: "SwiduxTestSupport", targets: ["SwiduxTestSupport"]),
         .executable(name: "swidux", targets: ["swidux"]),
         .executable(name: "todos", targets: ["todos"]),
     ],
@@ -130,7 +133,7 @@ let package = Package(
             name: "SwiduxTestingTests",
             dependencies: ["Swidux", "SwiduxTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
-        // Loopback servers (hung, scripted, refusing), child processes and a log capture shared by the test targets; not a product.
+        // Loopback servers (hung, scripted, refusing), child processes and a log capture shared by the test targets, and by Server/'s.
         .target(
             name: "SwiduxTestSupport",
             dependencies: [

@@ -42,9 +42,6 @@ let package = Package(
         // What the server counts, served as Prometheus text (`serve --metrics-port`).
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        // Child processes in the test support only (PostgresTestSupport); swift-system for its file paths.
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // The server: schema, tokens, push, pull, long poll, HTTP routes. A library so that
@@ -81,13 +78,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Throwaway PostgreSQL clusters and child processes, for the tests and the benchmark.
+        // Throwaway PostgreSQL clusters and the server as a child process, for the tests and the
+        // benchmarks; child processes come from the main package's test support (one for both).
         .target(
             name: "PostgresTestSupport",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+                .product(name: "SwiduxTestSupport", package: "Swidux"),
             ],
             path: "Tests/PostgresTestSupport"
         ),
@@ -121,6 +118,7 @@ let package = Package(
                 "SwiduxSyncServer", "PostgresTestSupport", "swidux-sync-server",
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
                 .product(name: "SwiduxTesting", package: "Swidux"),
+                .product(name: "SwiduxTestSupport", package: "Swidux"),
                 // The sync server embedded in an application of the test's own (EmbeddingTests).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -144,6 +142,7 @@ let package = Package(
                 .product(name: "SwiduxSQLite", package: "Swidux"),
                 .product(name: "SwiduxSyncWire", package: "Swidux"),
                 .product(name: "SwiduxTesting", package: "Swidux"),
+                .product(name: "SwiduxTestSupport", package: "Swidux"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // A CA and a server certificate made by the https tests.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -168,6 +167,7 @@ let package = Package(
                 "SwiduxSyncServer", "PostgresTestSupport",
                 .product(name: "SwiduxSync", package: "Swidux"),
                 .product(name: "SwiduxSQLite", package: "Swidux"),
+                .product(name: "SwiduxTestSupport", package: "Swidux"),
                 .product(name: "Swidux", package: "Swidux"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -1,14 +1,24 @@
 import Foundation
 import Subprocess
+import Swidux
 #if canImport(System)
 import System
 #else
 import SystemPackage
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A child process for tests, on swift-subprocess: started with `posix_spawn`, its end awaited
 /// without holding one of the few cooperative threads (Foundation's `Process` reports its end
 /// through the run loop of the thread that started it, which a Swift-concurrency thread never runs).
+///
+/// Its output goes to files, to a terminal, or into memory (``start(_:environment:in:)``,
+/// ``capture(_:environment:user:)``), where a line can be awaited while the child runs. This
+/// package's tests and the sync server package's tests and benchmarks all start their children here.
 ///
 /// Exit statuses are the shell's: the exit code, or 128 + the signal number when a signal ended it.
 ///
@@ -19,15 +29,21 @@ import SystemPackage
 /// let status = try await ChildProcess.run(["swift", "build"], in: project, output: "/tmp/build.log")
 /// ```
 public final class ChildProcess: Sendable {
-    /// The child's process id (still its own until ``wait()`` returns: the child is reaped only then).
+    /// The child's process id. A child whose output goes to files or a terminal stays unreaped,
+    /// so its pid stays its own, until ``wait()`` returns; one whose output is captured is
+    /// reaped as soon as it ends (signals sent after that reach nobody).
     public let processIdentifier: pid_t
     private let signals: AsyncStream<Int32>.Continuation
     private let termination: Task<Int32, any Error>
+    /// What the child wrote, when it was started with its output captured.
+    private let captured: CapturedOutput?
 
-    private init(processIdentifier: pid_t, signals: AsyncStream<Int32>.Continuation, termination: Task<Int32, any Error>) {
+    private init(processIdentifier: pid_t, signals: AsyncStream<Int32>.Continuation, termination: Task<Int32, any Error>,
+                 captured: CapturedOutput? = nil) {
         self.processIdentifier = processIdentifier
         self.signals = signals
         self.termination = termination
+        self.captured = captured
     }
 
     // A child dropped without `wait()` is still reaped when it ends.
@@ -100,6 +116,75 @@ public final class ChildProcess: Sendable {
             input: .fileDescriptor(terminal, closeAfterSpawningProcess: false),
             output: .fileDescriptor(terminal, closeAfterSpawningProcess: false),
             error: .fileDescriptor(terminal, closeAfterSpawningProcess: false))
+    }
+
+    /// Starts `arguments` with standard input from /dev/null and its standard output and error
+    /// kept in memory as they arrive (``standardOutput``, ``standardError``,
+    /// ``line(containing:)``). The child is reaped as soon as it ends, waited for or not, even
+    /// when a grandchild keeps its pipes open.
+    ///
+    /// ```swift
+    /// let server = try await ChildProcess.start([path, "serve", "--port", "0"])
+    /// let line = await server.line(containing: "listening on")
+    /// server.send(SIGTERM)
+    /// let status = try await server.wait()
+    /// ```
+    public static func start(
+        _ arguments: [String], environment: [String: String]? = nil, in directory: URL? = nil
+    ) async throws -> ChildProcess {
+        try await launchCaptured(configuration(arguments, environment: environment, directory: directory), arguments: arguments)
+    }
+
+    private static func launchCaptured(_ configuration: Configuration, arguments: [String]) async throws -> ChildProcess {
+        let captured = CapturedOutput()
+        let (signals, signalsContinuation) = AsyncStream<Int32>.makeStream()
+        let (started, startedContinuation) = AsyncThrowingStream<pid_t, any Error>.makeStream()
+        let termination = Task<Int32, any Error> {
+            var cpuSeconds: Double = 0
+            defer {
+                signalsContinuation.finish()
+                captured.finish(cpuSeconds: cpuSeconds)
+            }
+            do {
+                let result = try await Subprocess.run(configuration, input: .none, output: .sequence, error: .sequence) { execution in
+                    let pid = execution.processIdentifier.value
+                    startedContinuation.yield(pid)
+                    startedContinuation.finish()
+                    return await withTaskGroup(of: Void.self) { group in
+                        // Signals go through the execution while the body lasts: the child is
+                        // reaped only after it returns, so its pid is still its own.
+                        group.addTask {
+                            for await signal in signals { try? execution.send(signal: Signal(rawValue: signal)) }
+                        }
+                        // Both reads end when the child ends, even if a grandchild keeps a pipe
+                        // open (swift-subprocess stops reading then).
+                        async let errorRead: Void = captured.read(execution.standardError, output: false)
+                        await captured.read(execution.standardOutput, output: true)
+                        await errorRead
+                        await untilEnded(pid)
+                        // Ended and not yet reaped: its accounting is still in /proc.
+                        let cpu = await finalCPUSeconds(of: pid)
+                        group.cancelAll()
+                        return cpu
+                    }
+                }
+                cpuSeconds = result.closureResult
+                return shellStatus(result.terminationStatus)
+            } catch {
+                startedContinuation.finish(throwing: error)
+                captured.note("\(arguments.first ?? ""): \(error)")
+                throw error
+            }
+        }
+        var iterator = started.makeAsyncIterator()
+        do {
+            guard let pid = try await iterator.next() else { throw SpawnFailure(arguments: arguments) }
+            return ChildProcess(processIdentifier: pid, signals: signalsContinuation, termination: termination, captured: captured)
+        } catch let failure as SpawnFailure {
+            throw failure
+        } catch {
+            throw SpawnFailure(arguments: arguments, cause: "\(error)")
+        }
     }
 
     /// Starts the configured child with its standard streams, and keeps it unreaped until ``wait()``.
@@ -208,30 +293,74 @@ public final class ChildProcess: Sendable {
             configuration.platformOptions.supplementaryGroups = []
         }
         let started = ContinuousClock.now
-        let result = try await Subprocess.run(configuration, input: .none, output: .sequence, error: .sequence) { execution in
-            async let errorBytes = collect(execution.standardError)
-            let outputBytes = try await collect(execution.standardOutput)
-            let stderr = try await errorBytes
-            // Both pipes closed: the child is ending. Not reaped before this body returns, so its
-            // accounting is still readable in /proc once it is a zombie.
-            let cpu = await finalCPUSeconds(of: execution.processIdentifier.value)
-            return (outputBytes, stderr, cpu)
-        }
+        let child = try await launchCaptured(configuration, arguments: arguments)
+        let status = try await child.wait()
         let wall = started.duration(to: .now)
-        let (stdout, stderr, cpu) = result.closureResult
         return Captured(
-            status: shellStatus(result.terminationStatus),
-            stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self),
-            cpuSeconds: cpu,
+            status: status, stdout: child.standardOutput, stderr: child.standardError,
+            cpuSeconds: child.captured?.cpuSeconds ?? 0,
             wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
     }
 
-    private static func collect(_ sequence: SubprocessOutputSequence) async throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        for try await buffer in sequence {
-            buffer.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    /// ``capture(_:environment:user:)``'s status from a thread outside Swift concurrency (an
+    /// exit handler; never on the cooperative pool, which runs the child's task): blocks until
+    /// the child ends; `nil` when it could not start.
+    ///
+    /// ```swift
+    /// atexit { _ = ChildProcess.runBlocking(["/usr/bin/pg_ctl", "stop", "-D", data]) }
+    /// ```
+    public static func runBlocking(_ arguments: [String], environment: [String: String]? = nil) -> Int32? {
+        let outcome = LockedValue<Int32??>(nil)
+        Task {
+            let status = try? await capture(arguments, environment: environment).status
+            outcome.withLock { $0 = .some(status) }
         }
-        return bytes
+        while true {
+            if let status = outcome.withLock({ $0 }) { return status }
+            usleep(2000)
+        }
+    }
+
+    /// What the child wrote to its standard output so far, when started with its output
+    /// captured (``start(_:environment:in:)``); empty otherwise.
+    public var standardOutput: String { captured?.text(output: true) ?? "" }
+
+    /// What the child wrote to its standard error so far, when started with its output
+    /// captured; empty otherwise.
+    public var standardError: String { captured?.text(output: false) ?? "" }
+
+    /// Waits for a line of standard output that contains `text`: that line, or `nil` when the
+    /// child ended first (or its output is not captured).
+    ///
+    /// ```swift
+    /// let line = await server.line(containing: "listening on")
+    /// ```
+    public func line(containing text: String) async -> String? {
+        guard let captured else { return nil }
+        return await captured.line(containing: text)
+    }
+
+    /// Returns once `pid`, not yet reaped, has ended. Its output ends as it exits, so this is
+    /// at once but for a child that closes its output and runs on.
+    private static func untilEnded(_ pid: pid_t) async {
+        var pause = 1
+        while true {
+            var info = siginfo_t()
+            // WNOWAIT: only looks; swift-subprocess reaps it after the body.
+            let looked = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if looked != 0 && errno != EINTR { return }
+            if looked == 0 && processIdentifier(of: info) == pid { return }
+            try? await Task.sleep(for: .milliseconds(pause))
+            pause = min(pause * 2, 50)
+        }
+    }
+
+    private static func processIdentifier(of info: siginfo_t) -> pid_t {
+        #if canImport(Glibc)
+        info._sifields._sigchld.si_pid
+        #else
+        info.si_pid
+        #endif
     }
 
     /// The CPU time of `pid` once it has ended (a zombie), from /proc/PID/stat; 0 where there is no /proc.
@@ -277,6 +406,8 @@ public final class ChildProcess: Sendable {
     /// The child could not be started.
     public struct SpawnFailure: Error, CustomStringConvertible {
         public let arguments: [String]
-        public var description: String { "cannot start \(arguments)" }
+        /// Why, when swift-subprocess said.
+        public var cause: String? = nil
+        public var description: String { "cannot start \(arguments)" + (cause.map { ": \($0)" } ?? "") }
     }
 }

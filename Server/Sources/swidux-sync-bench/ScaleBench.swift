@@ -54,7 +54,7 @@ enum ScaleBench {
                                 rounds: Int, logger: Logger) async throws {
         let session = URLSession(configuration: .ephemeral)
         let base = server.url
-        let pid = server.child.pid
+        let pid = server.child.processIdentifier
         _ = try await BenchHTTP.send(session, base, "PUT", SyncProtocol.tablesPath, token,
                                      try JSONEncoder().encode(TablesRequest(tables: ["todo"])), expect: 204)
         try await client.query("""

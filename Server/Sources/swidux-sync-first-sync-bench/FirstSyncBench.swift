@@ -7,6 +7,7 @@ import Swidux
 import SwiduxSQLite
 import SwiduxSync
 import SwiduxSyncServer
+import SwiduxTestSupport
 
 /// A first sync at scale (first push, first pull, memory), against a throwaway cluster and an
 /// in-process server started here, on files shaped like `todos`' (lists; items with a
@@ -178,8 +179,8 @@ struct FirstSyncBench {
     static func measure(_ arguments: [String]) async throws -> Measured {
         let clock = ContinuousClock()
         let start = clock.now
-        let process = try await ChildProcess(executable: CommandLine.arguments[0], arguments: arguments)
-        let status = await process.exitStatus()
+        let process = try await ChildProcess.start([CommandLine.arguments[0]] + arguments)
+        let status = try await process.wait()
         let elapsed = clock.now - start
         guard status == 0 else { throw ProcessFailure("\(arguments[0]) failed (\(status)): \(process.standardError)") }
         var values: [String: Int] = [:]

@@ -30,10 +30,10 @@ struct LoadRun {
                 ])
                 started.append(server)
                 endpoints.append(("127.0.0.1", server.port))
-                pids.append(server.child.pid)
+                pids.append(server.child.processIdentifier)
             }
         }
-        defer { for server in started { server.child.signal(SIGKILL) } }
+        defer { for server in started { server.child.send(SIGKILL) } }
         let tokens = try await createTokens()
         print("\n== \(endpoints.count) server process(es) × \(configuration.pollers / endpoints.count) long polls, "
               + "\(configuration.pushers) pushers, \(configuration.seconds) s (pids \(pids.map(String.init).joined(separator: ",")))")

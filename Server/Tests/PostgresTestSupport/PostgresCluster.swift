@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 import Synchronization
 import Logging
 import PostgresNIO
@@ -133,7 +134,7 @@ public final class PostgresCluster: Sendable {
     /// ``stop()`` without concurrency, for the exit handler.
     func stopNow() {
         let command = runAs + [bin.appendingPathComponent("pg_ctl").path, "stop", "-m", "immediate", "-w", "-D", data]
-        _ = ChildProcess.runBlocking(command[0], Array(command.dropFirst()))
+        _ = ChildProcess.runBlocking(command)
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -142,7 +143,7 @@ public final class PostgresCluster: Sendable {
         let command = runAs + [program] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LC_ALL"] = "C"
-        let result = try await ChildProcess.run(command[0], Array(command.dropFirst()), environment: environment)
+        let result = try await ChildProcess.capture(command, environment: environment)
         guard result.status == 0 else {
             let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw ProcessFailure("\(name) \(arguments.joined(separator: " ")) failed (status \(result.status)):\n"

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// ProcessUsage.resetPeak(pid: pid)
-/// let usage = ProcessUsage.read(pid: server.child.pid)   // usage?.peakMiB: VmHWM since the reset
+/// let usage = ProcessUsage.read(pid: server.child.processIdentifier)   // usage?.peakMiB: VmHWM since the reset
 /// ```
 public struct ProcessUsage: Sendable {
     /// VmRSS: resident now, in MiB.

@@ -1,4 +1,5 @@
 import Foundation
+import SwiduxTestSupport
 
 /// The real `swidux-sync-server` executable, run as a child process: `serve` on a loopback
 /// port, and its `token` commands.
@@ -33,13 +34,12 @@ public final class ServerProcess: Sendable {
     /// port), with more `arguments` (options), and waits until it listens.
     public static func start(postgres: String, port: Int = 0, arguments: [String] = [],
                              environment: [String: String]? = nil) async throws -> ServerProcess {
-        let child = try await ChildProcess(executable: try executable(),
-                                     arguments: ["serve", "--postgres", postgres, "--port", String(port)] + arguments,
-                                     environment: environment)
+        let child = try await ChildProcess.start([try executable(), "serve", "--postgres", postgres, "--port", String(port)] + arguments,
+                                                 environment: environment)
         guard let line = await child.line(containing: "listening on http"),
               let bound = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
-            child.signal(SIGKILL)
-            _ = await child.exitStatus()
+            child.send(SIGKILL)
+            _ = try? await child.wait()
             throw ProcessFailure("swidux-sync-server serve did not start:\n\(child.standardOutput)\(child.standardError)")
         }
         return ServerProcess(child: child, port: bound, scheme: line.contains("https://") ? "https" : "http")
@@ -47,27 +47,28 @@ public final class ServerProcess: Sendable {
 
     /// Kills the server with SIGKILL and waits until it is gone.
     public func kill() async {
-        child.signal(SIGKILL)
-        _ = await child.exitStatus()
+        child.send(SIGKILL)
+        _ = try? await child.wait()
     }
 
-    /// Stops the server with SIGTERM (graceful) and returns its exit status.
+    /// Stops the server with SIGTERM (graceful) and returns its exit status (-1 when
+    /// swift-subprocess lost track of it: ``child``'s standard error says why).
     @discardableResult
     public func stop() async -> Int32 {
-        child.signal(SIGTERM)
-        return await child.exitStatus()
+        child.send(SIGTERM)
+        return (try? await child.wait()) ?? -1
     }
 
     /// `swidux-sync-server token create --postgres <postgres> --space <space>`: the new token.
     public static func createToken(postgres: String, space: String) async throws -> String {
-        let result = try await ChildProcess.run(try executable(), ["token", "create", "--postgres", postgres, "--space", space])
+        let result = try await ChildProcess.capture([try executable(), "token", "create", "--postgres", postgres, "--space", space])
         guard result.status == 0 else { throw ProcessFailure("token create failed (\(result.status)): \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `swidux-sync-server token revoke --postgres <postgres> --token <token>`.
     public static func revokeToken(postgres: String, token: String) async throws {
-        let result = try await ChildProcess.run(try executable(), ["token", "revoke", "--postgres", postgres, "--token", token])
+        let result = try await ChildProcess.capture([try executable(), "token", "revoke", "--postgres", postgres, "--token", token])
         guard result.status == 0 else { throw ProcessFailure("token revoke failed (\(result.status)): \(result.stderr)") }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PostgresTestSupport
 import SwiduxSync
+import SwiduxTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -116,8 +117,8 @@ struct HTTPSTests {
             defer { close(input) }
             let command = "stty cols 100 rows 30; exec '\(todos)' --db '\(ui)' --sync '\(fixture.server.url.absoluteString)'"
                 + " --sync-token '\(fixture.token)' --sync-ca-file '\(fixture.certificates.caFile.path)'"
-            let shell = try await ChildProcess(executable: "/bin/sh", arguments: ["-c", "exec script -qfec \"\(command)\" /dev/null < '\(fifo)'"],
-                                         environment: environment)
+            let shell = try await ChildProcess.start(["/bin/sh", "-c", "exec script -qfec \"\(command)\" /dev/null < '\(fifo)'"],
+                                                     environment: environment)
             var found: pid_t?
             for _ in 0..<200 where found == nil {
                 try await Task.sleep(for: .milliseconds(50))
@@ -134,13 +135,13 @@ struct HTTPSTests {
                 sync["TODOS_SYNC_TOKEN"] = fixture.token
                 sync["TODOS_SYNC_CA_FILE"] = fixture.certificates.caFile.path
                 for arguments in [["add", title, "--db", other], ["sync", "--db", other]] {
-                    let result = try await ChildProcess.run(todos, arguments, environment: sync)
+                    let result = try await ChildProcess.capture([todos] + arguments, environment: sync)
                     #expect(result.status == 0, "todos \(arguments): \(result.stderr)")
                 }
             }
             func arrives(_ title: String, within seconds: Int) async throws -> Bool {
                 for _ in 0..<(seconds * 4) {
-                    let list = try await ChildProcess.run(todos, ["list", "--json", "--db", ui], environment: environment)
+                    let list = try await ChildProcess.capture([todos, "list", "--json", "--db", ui], environment: environment)
                     if list.stdout.contains("\"\(title)\"") { return true }
                     try await Task.sleep(for: .milliseconds(250))
                 }
@@ -167,7 +168,7 @@ struct HTTPSTests {
 
             kill(pid, SIGTERM)   // the UI quits cleanly on SIGTERM, then `script` ends
             quit = true
-            #expect(await shell.exitStatus() == 0)
+            #expect(try await shell.wait() == 0)
             let log = (try? String(contentsOf: fixture.directory.appendingPathComponent("todos.log"), encoding: .utf8)) ?? ""
             #expect(!log.contains("TLS"), "the UI's sync failed: \(log)")
         }

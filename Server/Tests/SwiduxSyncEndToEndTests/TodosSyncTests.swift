@@ -1,5 +1,6 @@
 import Foundation
 import PostgresTestSupport
+import SwiduxTestSupport
 import Testing
 
 /// Two `todos` processes on different files sync through the server and see each other's
@@ -34,7 +35,7 @@ struct TodosSyncTests {
         environment["TODOS_SYNC_URL"] = server.absoluteString
         environment["TODOS_SYNC_TOKEN"] = token
         environment["TODOS_DB"] = database
-        let result = try await ChildProcess.run(try todosExecutable(), arguments, environment: environment)
+        let result = try await ChildProcess.capture([try todosExecutable()] + arguments, environment: environment)
         return (result.status, result.stdout, result.stderr)
     }
 

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import PostgresTestSupport
 import SwiduxSyncServer
+import SwiduxTestSupport
 import Testing
 
 @Suite("Commands and schema")
@@ -38,11 +39,11 @@ struct CommandTests {
     @Test("a bad --postgres URL and an unreachable database are errors that say so")
     func badDatabase() async throws {
         let executable = try ServerProcess.executable()
-        let bad = try await ChildProcess.run(executable, ["token", "create", "--postgres", "mysql://x@h/db", "--space", "s"])
+        let bad = try await ChildProcess.capture([executable, "token", "create", "--postgres", "mysql://x@h/db", "--space", "s"])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("invalid PostgreSQL URL") && bad.stderr.contains("postgres://"), "\(bad.stderr)")
         let port = try PostgresCluster.freePort()
-        let unreachable = try await ChildProcess.run(executable, ["serve", "--postgres", "postgres://u@127.0.0.1:\(port)/db", "--port", "0"])
+        let unreachable = try await ChildProcess.capture([executable, "serve", "--postgres", "postgres://u@127.0.0.1:\(port)/db", "--port", "0"])
         #expect(unreachable.status != 0)
         #expect(unreachable.stderr.contains("cannot reach PostgreSQL"), "\(unreachable.stderr)")
         #expect(!unreachable.stdout.contains("listening"))
@@ -51,14 +52,14 @@ struct CommandTests {
     @Test("an unknown option is named before a missing required one; a missing one is named")
     func unknownOptionIsNamed() async throws {
         let executable = try ServerProcess.executable()
-        let bogus = try await ChildProcess.run(executable, ["serve", "--bogus"])
+        let bogus = try await ChildProcess.capture([executable, "serve", "--bogus"])
         #expect(bogus.status != 0)
         #expect(bogus.stderr.contains("--bogus"), "\(bogus.stderr)")
         #expect(!bogus.stderr.contains("--postgres <url>"), "\(bogus.stderr)")
-        let missing = try await ChildProcess.run(executable, ["serve", "--port", "0"])
+        let missing = try await ChildProcess.capture([executable, "serve", "--port", "0"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("missing --postgres <url>"), "\(missing.stderr)")
-        let noPort = try await ChildProcess.run(executable, ["serve", "--postgres", "postgres://u@127.0.0.1/db"])
+        let noPort = try await ChildProcess.capture([executable, "serve", "--postgres", "postgres://u@127.0.0.1/db"])
         #expect(noPort.status != 0)
         #expect(noPort.stderr.contains("missing --port <n>"), "\(noPort.stderr)")
     }
@@ -66,7 +67,7 @@ struct CommandTests {
     @Test("serve's https options: listed by --help, one without the other refused, an unreadable file named")
     func tlsOptions() async throws {
         let executable = try ServerProcess.executable()
-        let help = try await ChildProcess.run(executable, ["serve", "--help"])
+        let help = try await ChildProcess.capture([executable, "serve", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("--tls-certificate <file>") && help.stdout.contains("--tls-key <file>"), "\(help.stdout)")
         // Checked before PostgreSQL is reached: nothing listens on this database's port.
@@ -78,15 +79,15 @@ struct CommandTests {
         let notPEM = directory.appendingPathComponent("not.pem")
         try "not a certificate".write(to: notPEM, atomically: true, encoding: .utf8)
 
-        let keyOnly = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0", "--tls-key", notPEM.path])
+        let keyOnly = try await ChildProcess.capture([executable, "serve", "--postgres", postgres, "--port", "0", "--tls-key", notPEM.path])
         #expect(keyOnly.status != 0)
         #expect(keyOnly.stderr.contains("--tls-certificate and --tls-key go together"), "\(keyOnly.stderr)")
         let missing = directory.appendingPathComponent("missing.pem").path
-        let unreadable = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0",
+        let unreadable = try await ChildProcess.capture([executable, "serve", "--postgres", postgres, "--port", "0",
                                                                  "--tls-certificate", missing, "--tls-key", notPEM.path])
         #expect(unreadable.status != 0)
         #expect(unreadable.stderr.contains("--tls-certificate \(missing)"), "\(unreadable.stderr)")
-        let garbage = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0",
+        let garbage = try await ChildProcess.capture([executable, "serve", "--postgres", postgres, "--port", "0",
                                                               "--tls-certificate", notPEM.path, "--tls-key", notPEM.path])
         #expect(garbage.status != 0)
         #expect(garbage.stderr.contains("--tls-certificate \(notPEM.path)"), "\(garbage.stderr)")
@@ -94,7 +95,7 @@ struct CommandTests {
             #expect(!result.stdout.contains("listening"))
             #expect(!result.stderr.contains("cannot reach PostgreSQL"), "\(result.stderr)")
         }
-        let bigPage = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0",
+        let bigPage = try await ChildProcess.capture([executable, "serve", "--postgres", postgres, "--port", "0",
                                                               "--pull-page-bytes", String(32 << 20)])
         #expect(bigPage.status != 0)
         #expect(bigPage.stderr.contains("--pull-page-bytes must be positive and at most"), "\(bigPage.stderr)")
@@ -103,7 +104,7 @@ struct CommandTests {
     @Test("serve's JWT options: listed by --help, an unreadable or unusable key set named, issuer without keys refused")
     func jwtOptions() async throws {
         let executable = try ServerProcess.executable()
-        let help = try await ChildProcess.run(executable, ["serve", "--help"])
+        let help = try await ChildProcess.capture([executable, "serve", "--help"])
         #expect(help.stdout.contains("--jwt-keys <file>") && help.stdout.contains("--jwt-issuer <issuer>")
                 && help.stdout.contains("--jwt-audience <audience>"), "\(help.stdout)")
         // Checked before PostgreSQL is reached: nothing listens on this database's port.
@@ -120,7 +121,7 @@ struct CommandTests {
             (["--jwt-keys", weak.path], "JWT key \"a\": the HMAC secret has 6 bytes; at least 32 are needed"),
         ]
         for (options, message) in cases {
-            let result = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0"] + options)
+            let result = try await ChildProcess.capture([executable, "serve", "--postgres", postgres, "--port", "0"] + options)
             #expect(result.status != 0)
             #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
             #expect(!result.stderr.contains("cannot reach PostgreSQL"), "\(result.stderr)")
@@ -130,7 +131,7 @@ struct CommandTests {
     @Test("serve's per-user and per-space limits: listed by --help, a value that is not positive refused")
     func requestLimitOptions() async throws {
         let executable = try ServerProcess.executable()
-        let help = try await ChildProcess.run(executable, ["serve", "--help"])
+        let help = try await ChildProcess.capture([executable, "serve", "--help"])
         for option in ["--max-requests-per-user <max-requests-per-user>", "--max-requests-per-space <max-requests-per-space>",
                        "--retry-after <retry-after>"] {
             #expect(help.stdout.contains(option), "\(option): \(help.stdout)")
@@ -142,7 +143,7 @@ struct CommandTests {
             (["--retry-after", "0"], "--retry-after must be a number of seconds above 0"),
         ]
         for (options, message) in cases {
-            let result = try await ChildProcess.run(executable, ["serve", "--postgres", postgres, "--port", "0"] + options)
+            let result = try await ChildProcess.capture([executable, "serve", "--postgres", postgres, "--port", "0"] + options)
             #expect(result.status != 0)
             #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
         }

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import PostgresTestSupport
 import SwiduxSyncWire
+import SwiduxTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -75,7 +76,7 @@ struct HostileInputTests {
         let database = try await PostgresCluster.shared().createDatabase()
         let executable = try ServerProcess.executable()
         for _ in 0..<8 {
-            let result = try await ChildProcess.run(executable, ["token", "create", "--postgres", database, "--space", "quiet"])
+            let result = try await ChildProcess.capture([executable, "token", "create", "--postgres", database, "--space", "quiet"])
             #expect(result.status == 0)
             #expect(result.stderr.isEmpty, "\(result.stderr)")
         }
@@ -88,7 +89,7 @@ struct HostileInputTests {
         let executable = try ServerProcess.executable()
         var environment = ProcessInfo.processInfo.environment
         environment["SWIDUX_SYNC_TOKEN"] = token
-        let revoked = try await ChildProcess.run(executable, ["token", "revoke", "--postgres", database], environment: environment)
+        let revoked = try await ChildProcess.capture([executable, "token", "revoke", "--postgres", database], environment: environment)
         #expect(revoked.status == 0 && revoked.stdout.contains("revoked"), "\(revoked.stderr)")
         let revokedFlag = try await PostgresCluster.shared().withConnection(database: database) { connection, logger in
             var flags: [Bool] = []
@@ -97,7 +98,7 @@ struct HostileInputTests {
         }
         #expect(revokedFlag == [true])
         environment["SWIDUX_SYNC_TOKEN"] = nil
-        let none = try await ChildProcess.run(executable, ["token", "revoke", "--postgres", database], environment: environment)
+        let none = try await ChildProcess.capture([executable, "token", "revoke", "--postgres", database], environment: environment)
         #expect(none.status != 0)
         #expect(none.stderr.contains("no token to revoke"), "\(none.stderr)")
     }

@@ -5,6 +5,7 @@ import PostgresNIO
 import PostgresTestSupport
 import SwiduxSyncServer
 import SwiduxSyncWire
+import SwiduxTestSupport
 import Testing
 
 /// The members of shared spaces and their roles: `space add-member|remove-member|list` run as
@@ -12,8 +13,8 @@ import Testing
 @Suite("Space members")
 struct SpaceMemberTests {
     /// `swidux-sync-server space <arguments> --postgres <database>`.
-    static func space(_ arguments: [String], postgres: String) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await ChildProcess.run(try ServerProcess.executable(), ["space"] + arguments + ["--postgres", postgres])
+    static func space(_ arguments: [String], postgres: String) async throws -> ChildProcess.Captured {
+        try await ChildProcess.capture([try ServerProcess.executable(), "space"] + arguments + ["--postgres", postgres])
     }
 
     static func list(_ postgres: String, space: String? = nil) async throws -> [String] {
