@@ -1,3 +1,5 @@
+import Foundation
+
 /// The HTTP surface and its limits, shared by the client and the server.
 ///
 /// ```swift
@@ -14,6 +16,22 @@ public enum SyncProtocol {
     /// `GET` with query `client`, `after`, `limit`: answer ``ConflictsResponse`` — the values
     /// a later push replaced without having seen them, which that client wrote.
     public static let conflictsPath = "v1/conflicts"
+    /// `GET`: answer ``SpaceList`` — the spaces the caller's token reaches, with the caller's
+    /// role. `POST` with a JWT: body ``NewSpace``, a shared space made with the caller as its
+    /// owner (201, or 200 when the caller already owns it; 409 when someone else made it).
+    public static let spacesPath = "v1/spaces"
+    /// `GET`, `POST` with ``SpaceMemberEntry``, and `DELETE …/members/{user}`: the members of
+    /// the shared space named after `v1/spaces/` (percent-encoded), for JWT users.
+    ///
+    /// ```swift
+    /// SyncProtocol.membersPath(of: "family")   // "v1/spaces/family/members"
+    /// ```
+    public static func membersPath(of space: String) -> String {
+        spacesPath + "/" + (space.addingPercentEncoding(withAllowedCharacters: pathSegmentCharacters) ?? space) + "/members"
+    }
+
+    /// What a path segment may hold unescaped (RFC 3986's unreserved characters).
+    static let pathSegmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     /// The largest request body the server reads: 16 MiB; a larger one is answered 413.
     public static let maxBodyBytes = 16 * 1024 * 1024
     /// The most rows one pull answers (a larger `limit` is cut to it).
