@@ -8,10 +8,10 @@ import GRDB
 struct StaleParkedRows {
     private let drop: Statement?
 
-    init(_ db: Database) throws {
-        let anyParked = try SyncSchema.hasRows(SyncSchema.parked, db)
+    init(_ schema: SyncSchema, _ db: Database) throws {
+        let anyParked = try SyncSchema.hasRows(schema.parked, db)
         drop = anyParked
-            ? try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
+            ? try db.cachedStatement(sql: "DELETE FROM \(schema.parked) WHERE tbl = ? AND rid = ? AND version <= ?")
             : nil
     }
 

@@ -49,6 +49,14 @@ public actor SyncClient {
 
     let engine: SyncEngine
     let transport: SyncTransport
+    /// The shared space this client syncs (the query parameter `space` of its requests);
+    /// `nil`: the token's own space (a JWT user's personal space).
+    ///
+    /// ```swift
+    /// let family = try SyncClient(database: database, server: url, token: jwt, tables: tables, space: "family")
+    /// family.space   // "family"
+    /// ```
+    public nonisolated let space: String?
     private let logger: Logger
     /// Serializes push rounds and the application of pulled pages.
     let exclusive = AsyncMutex()
@@ -79,6 +87,9 @@ public actor SyncClient {
     ///   - server: The server's base URL (`https://host` or `http://host:port`).
     ///   - token: A bearer token of the space (`swidux-sync-server token create`).
     ///   - tables: The tables to sync, named like on every other client of the space.
+    ///   - space: The shared space to sync (a JWT user must be a member); `nil`, the default:
+    ///     the token's own space. Rows of tables with a ``SyncTable/spaceColumn`` are this
+    ///     space's when that column names it (`NULL` for the token's own space).
     ///   - pageSize: Rows asked for per pull request (at most, and by default,
     ///     `SyncProtocol.maxPullLimit`; the server also bounds a page in bytes).
     ///   - trustedCertificates: Certificate authorities trusted for an `https://` server
@@ -89,6 +100,7 @@ public actor SyncClient {
     /// - Throws: ``SyncError/local(_:)`` when the database cannot be prepared (read-only,
     ///   a table missing, an invalid table name).
     public init(database: SwiduxDatabase, server: URL, token: String, tables: [SyncTable],
+                space: String? = nil,
                 pageSize: Int = SyncProtocol.maxPullLimit,
                 trustedCertificates: SyncTrustedCertificates? = nil,
                 retry: SyncRetryPolicy = .standard,
@@ -97,7 +109,7 @@ public actor SyncClient {
         machine = SyncStateMachine(retry: retry, pullRetryCap: Self.pullRetryCap, longPollSeconds: Self.longPollSeconds)
         self.database = database
         do {
-            engine = try SyncEngine(writer: database.writer, tables: tables)
+            engine = try SyncEngine(writer: database.writer, tables: tables, space: space)
         } catch let error as SyncError {
             throw error
         } catch {
@@ -105,7 +117,8 @@ public actor SyncClient {
         }
         let network = NetworkWatch()
         self.network = network
-        transport = SyncTransport(server: server, token: token, trusting: trustedCertificates, watch: network)
+        transport = SyncTransport(server: server, token: token, space: space, trusting: trustedCertificates, watch: network)
+        self.space = space
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: SyncEvent.self, bufferingPolicy: .bufferingNewest(100))
         (newConflicts, conflictContinuation) = AsyncStream.makeStream(of: SyncConflict.self, bufferingPolicy: .bufferingNewest(100))

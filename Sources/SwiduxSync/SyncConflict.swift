@@ -193,15 +193,15 @@ extension SyncEngine {
     func takeNewRenames() throws -> [SyncConflict] {
         // Read first: every sync round asks, and almost never is there one (no write transaction then).
         let unannounced = try writer.read { db in
-            (Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0)
-                > (Int64.fromDatabaseValue(try SyncSchema.value("renamesAnnounced", db)) ?? 0)
+            (Int64.fromDatabaseValue(try SyncSchema.main.value("renames", db)) ?? 0)
+                > (Int64.fromDatabaseValue(try SyncSchema.main.value("renamesAnnounced", db)) ?? 0)
         }
         guard unannounced else { return [] }
         return try writer.write { db in
-            let count = Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0
-            let announced = Int64.fromDatabaseValue(try SyncSchema.value("renamesAnnounced", db)) ?? 0
+            let count = Int64.fromDatabaseValue(try SyncSchema.main.value("renames", db)) ?? 0
+            let announced = Int64.fromDatabaseValue(try SyncSchema.main.value("renamesAnnounced", db)) ?? 0
             guard count > announced else { return [] }
-            try SyncSchema.setValue("renamesAnnounced", count, db)
+            try SyncSchema.main.setValue("renamesAnnounced", count, db)
             return try Self.conflicts(db, sql: "SELECT * FROM \(SyncSchema.conflicts) WHERE id BETWEEN ? AND ? ORDER BY id DESC",
                                       arguments: [-count, -(announced + 1)])
         }
@@ -209,7 +209,7 @@ extension SyncEngine {
 
     /// The last conflict id fetched from the server.
     func conflictCursor() throws -> Int64 {
-        try writer.read { db in Int64.fromDatabaseValue(try SyncSchema.value("conflictCursor", db)) ?? 0 }
+        try writer.read { db in Int64.fromDatabaseValue(try schema.value("conflictCursor", db)) ?? 0 }
     }
 
     /// Stores a fetched page of this client's conflicts (those of synced tables) and its
@@ -232,8 +232,8 @@ extension SyncEngine {
                 }
             }
             let cursor = max(page.cursor, page.hasMore ? page.cursor : through)
-            if cursor > (Int64.fromDatabaseValue(try SyncSchema.value("conflictCursor", db)) ?? 0) {
-                try SyncSchema.setValue("conflictCursor", cursor, db)
+            if cursor > (Int64.fromDatabaseValue(try schema.value("conflictCursor", db)) ?? 0) {
+                try schema.setValue("conflictCursor", cursor, db)
             }
             return stored
         }
@@ -275,13 +275,13 @@ extension SyncEngine {
     /// Lists a change a rule of the server refused, among the conflicts (kind `.refused`,
     /// numbered below zero as renames are, and reported as they are).
     func listRefusal(_ change: PushAnswer.Result, reason: String, _ db: Database) throws {
-        let count = (Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0) + 1
-        let clientID = String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? ""
+        let count = (Int64.fromDatabaseValue(try SyncSchema.main.value("renames", db)) ?? 0) + 1
+        let clientID = String.fromDatabaseValue(try schema.value("clientID", db)) ?? ""
         try db.execute(sql: """
             INSERT INTO \(SyncSchema.conflicts) (id, tbl, rid, col, kept, replaced, version, replaced_version, kept_by, at, kind, reason)
             VALUES (?, ?, ?, '', NULL, NULL, ?, ?, ?, ?, ?, ?)
             """, arguments: [-count, change.table, change.id.databaseValue, change.current.version, change.current.version, clientID,
                              Int64(Date().timeIntervalSince1970 * 1000), SyncConflict.Kind.refused.rawValue, reason])
-        try SyncSchema.setValue("renames", count, db)
+        try SyncSchema.main.setValue("renames", count, db)
     }
 }

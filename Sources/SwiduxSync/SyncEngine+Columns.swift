@@ -9,11 +9,11 @@ extension SyncEngine {
     /// Whether the server said it merges updates by column (a `conflicts` member in an
     /// answer): updates then push only their changed columns.
     func serverMerges(_ db: Database) throws -> Bool {
-        Int64.fromDatabaseValue(try SyncSchema.value("merges", db)) == 1
+        Int64.fromDatabaseValue(try schema.value("merges", db)) == 1
     }
 
     func noteServerMerges(_ db: Database) throws {
-        if try !serverMerges(db) { try SyncSchema.setValue("merges", 1, db) }
+        if try !serverMerges(db) { try schema.setValue("merges", 1, db) }
     }
 
     /// The columns of `key` that its outbox entries will push: `nil` when it has none,
@@ -25,7 +25,7 @@ extension SyncEngine {
     }
 
     func pendingColumns(_ key: RowKey, _ db: Database) throws -> PendingColumns? {
-        let entries = try Row.fetchAll(db.cachedStatement(sql: "SELECT op, cols FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ?"),
+        let entries = try Row.fetchAll(db.cachedStatement(sql: "SELECT op, cols FROM \(schema.outbox) WHERE tbl = ? AND rid = ?"),
                                        arguments: [key.table, key.id])
         guard !entries.isEmpty else { return nil }
         var named = Set<String>()
@@ -82,7 +82,7 @@ extension SyncEngine {
     func pendingRefills() throws -> [(table: SyncTable, after: Int64)] {
         try writer.read { db in
             try tables.compactMap { table in
-                guard let after = Int64.fromDatabaseValue(try SyncSchema.value("refill:" + table.name, db)) else { return nil }
+                guard let after = Int64.fromDatabaseValue(try schema.value("refill:" + table.name, db)) else { return nil }
                 return (table, after)
             }
         }
@@ -97,7 +97,7 @@ extension SyncEngine {
     func refill(_ page: PullResponse, table: SyncTable) throws -> Int {
         try writer.write { db in
             let current = try SyncSchema.columns(of: table, db)
-            let noted = String.fromDatabaseValue(try SyncSchema.value("columns:" + table.name, db)).map(SyncSchema.columnNames) ?? current
+            let noted = String.fromDatabaseValue(try schema.value("columns:" + table.name, db)).map(SyncSchema.columnNames) ?? current
             let before = Set(noted.map { $0.lowercased() })
             // Server names matched as RowWriter matches them (SQLite's names ignore case).
             let added = Set(current.filter { !before.contains($0.lowercased()) }.map { $0.lowercased() })
@@ -110,10 +110,10 @@ extension SyncEngine {
             }
             if written > 0 { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }
             if page.hasMore {
-                try SyncSchema.setValue("refill:" + table.name, page.cursor, db)
+                try schema.setValue("refill:" + table.name, page.cursor, db)
             } else {
-                try db.execute(sql: "DELETE FROM \(SyncSchema.state) WHERE key = ?", arguments: ["refill:" + table.name])
-                try SyncSchema.setValue("columns:" + table.name, current.joined(separator: String(SyncSchema.columnSeparator)), db)
+                try db.execute(sql: "DELETE FROM \(schema.state) WHERE key = ?", arguments: ["refill:" + table.name])
+                try schema.setValue("columns:" + table.name, current.joined(separator: String(SyncSchema.columnSeparator)), db)
             }
             return written
         }
@@ -125,8 +125,8 @@ extension SyncEngine {
     func checkSchema() throws {
         let version = try writer.read { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0 }
         guard version != schemaVersion.withLock({ $0 }) else { return }
-        let installed = try writer.read { db in try SyncSchema.isInstalled(in: db, tables: tables) }
-        if !installed { try writer.write { db in try SyncSchema.install(in: db, tables: tables) } }
+        let installed = try writer.read { db in try schema.isInstalled(in: db, tables: tables) }
+        if !installed { try writer.write { db in try schema.install(in: db, tables: tables) } }
         let now = try writer.read { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0 }
         schemaVersion.withLock { $0 = now }
     }

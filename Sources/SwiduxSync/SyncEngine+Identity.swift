@@ -46,7 +46,7 @@ extension SyncEngine {
     /// The scope (server database and space) the cursor, the versions and the client id
     /// belong to; `nil` before the first answer that carried one.
     func scope() throws -> String? {
-        try writer.read { db in String.fromDatabaseValue(try SyncSchema.value("scope", db)) }
+        try writer.read { db in String.fromDatabaseValue(try schema.value("scope", db)) }
     }
 
     /// The rows set aside as too large to send.
@@ -61,7 +61,7 @@ extension SyncEngine {
     /// Sets a row's change aside: its outbox entries up to `mark` are removed (the row stays
     /// as it is locally) and it is listed until it changes again.
     func setAside(_ key: RowKey, bytes: Int, through mark: Int64, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid = ?",
+        try db.execute(sql: "DELETE FROM \(schema.outbox) WHERE seq <= ? AND tbl = ? AND rid = ?",
                        arguments: [mark, key.table, key.id])
         try db.execute(sql: "INSERT OR REPLACE INTO \(SyncSchema.setAside) (tbl, rid, bytes) VALUES (?, ?, ?)",
                        arguments: [key.table, key.id, bytes])
@@ -84,7 +84,7 @@ extension SyncEngine {
                 try self.setAside(RowKey(table: largest.change.table, id: largest.change.id.databaseValue), bytes: largest.bytes,
                                   through: mutation.throughSequence, db)
             }
-            try db.execute(sql: "DELETE FROM \(SyncSchema.pending) WHERE id = ?", arguments: [mutation.id])
+            try db.execute(sql: "DELETE FROM \(schema.pending) WHERE id = ?", arguments: [mutation.id])
         }
     }
 
@@ -94,20 +94,20 @@ extension SyncEngine {
     /// pending is dropped; the next push sends it all again.
     func reidentify() throws {
         try writer.write { db in
-            try SyncSchema.setValue("clientID", UUID().uuidString.lowercased(), db)
+            try schema.setValue("clientID", UUID().uuidString.lowercased(), db)
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             let stored = try self.storedPending(db)
-            try db.execute(sql: "DELETE FROM \(SyncSchema.pending)")
+            try db.execute(sql: "DELETE FROM \(schema.pending)")
             var next: Int64 = 1
             for mutation in stored {
                 var decoded = try mutation.decoded()
                 decoded.id = next
-                try db.execute(sql: "INSERT INTO \(SyncSchema.pending) (id, payload, through_seq) VALUES (?, ?, ?)",
+                try db.execute(sql: "INSERT INTO \(schema.pending) (id, payload, through_seq) VALUES (?, ?, ?)",
                                arguments: [next, try encoder.encode(decoded), mutation.throughSequence])
                 next += 1
             }
-            try SyncSchema.setValue("nextMutation", next, db)
+            try schema.setValue("nextMutation", next, db)
         }
     }
 
@@ -117,16 +117,16 @@ extension SyncEngine {
     /// scope forgotten until the next answer. One local transaction.
     func rebase() throws {
         try writer.write { db in
-            try SyncSchema.setValue("clientID", UUID().uuidString.lowercased(), db)
-            try SyncSchema.setValue("cursor", 0, db)
+            try schema.setValue("clientID", UUID().uuidString.lowercased(), db)
+            try schema.setValue("cursor", 0, db)
             // Another server: its conflict ids, and whether it merges by column, are its own.
-            try db.execute(sql: "DELETE FROM \(SyncSchema.state) WHERE key IN ('scope', 'conflictCursor', 'merges')")
-            try db.execute(sql: "DELETE FROM \(SyncSchema.version)")
-            try db.execute(sql: "DELETE FROM \(SyncSchema.parked)")
-            try db.execute(sql: "DELETE FROM \(SyncSchema.pending)")
+            try db.execute(sql: "DELETE FROM \(schema.state) WHERE key IN ('scope', 'conflictCursor', 'merges')")
+            try db.execute(sql: "DELETE FROM \(schema.version)")
+            try db.execute(sql: "DELETE FROM \(schema.parked)")
+            try db.execute(sql: "DELETE FROM \(schema.pending)")
             for table in self.tables {
                 try db.execute(sql: """
-                    INSERT INTO \(SyncSchema.outbox) (tbl, rid, op)
+                    INSERT INTO \(schema.outbox) (tbl, rid, op)
                     SELECT ?, \(table.idColumn.sqlIdentifier), 'I' FROM \(table.name.sqlIdentifier) ORDER BY rowid
                     """, arguments: [table.name])
             }
@@ -136,6 +136,6 @@ extension SyncEngine {
     /// The cursor is past the server's end (a corrupted file, a server restored from an
     /// older backup): pull everything again. Rows with a local change stay on top.
     func resetCursor() throws {
-        try writer.write { db in try SyncSchema.setValue("cursor", 0, db) }
+        try writer.write { db in try schema.setValue("cursor", 0, db) }
     }
 }

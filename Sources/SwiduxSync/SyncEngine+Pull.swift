@@ -36,26 +36,26 @@ extension SyncEngine {
     func apply(_ page: PullResponse, cursor: Int64? = nil) throws -> PageResult {
         try writer.write { db in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            try SyncSchema.ensureOutboxIndex(db)
-            let mark = try SyncSchema.lastOutboxSequence(db)
+            try schema.ensureOutboxIndex(db)
+            let mark = try schema.lastOutboxSequence(db)
             let journalMark = try ChangeJournal.lastSequence(db)
             var result = PageResult()
             var rows = RowWriter()
             var clashes = UniqueClashes()
             var touched: [RowKey: SyncRow] = [:]   // rows written by this transaction
             var order: [RowKey] = []
-            let staleParked = try StaleParkedRows(db)
+            let staleParked = try StaleParkedRows(schema, db)
             // A row is the echo of a version already here only when one past the stored cursor
             // is recorded (``anyVersion(after:_:)``). Without one (a first pull), a
             // row's version can only be one this transaction recorded: no look-up per row (a
             // page holds each id once). A small page looks up its rows rather than scan.
-            let storedCursor = Int64.fromDatabaseValue(try SyncSchema.value("cursor", db)) ?? 0
+            let storedCursor = Int64.fromDatabaseValue(try schema.value("cursor", db)) ?? 0
             let lookUpVersions = try page.rows.count < 256 ? self.anyVersion(db) : self.anyVersion(after: storedCursor, db)
-            var versions = VersionWriter()
+            var versions = VersionWriter(schema)
             // A row's outbox entry can only come from before, or from a cascade of a deletion
             // of this page: without either, no row needs the look-up.
             let anyOutbox = try page.rows.contains(where: \.deleted)
-                || SyncSchema.hasRows(SyncSchema.outbox, db)
+                || SyncSchema.hasRows(schema.outbox, db)
             touched.reserveCapacity(page.rows.count)
             order.reserveCapacity(page.rows.count)
             func written(_ row: SyncRow, _ key: RowKey) throws {
@@ -106,6 +106,11 @@ extension SyncEngine {
                     result.skipped += 1
                     continue
                 }
+                if row.deleted, try !self.appliesDeletion(of: key, table: table, db) {
+                    // The row moved to another space: this space's deletion is that move's.
+                    try versions.record(key, row.version, db)
+                    continue
+                }
                 if anyOutbox || row.deleted {
                     try writeBatch()
                     try write(row, key, table)
@@ -122,20 +127,20 @@ extension SyncEngine {
             try versions.flush(db)
             // Parked rows: their parent may be here now.
             let parked = staleParked.anyParked || result.parked > 0
-                ? try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(SyncSchema.parked) ORDER BY version") : []
+                ? try Row.fetchAll(db, sql: "SELECT tbl, rid, payload FROM \(schema.parked) ORDER BY version") : []
             for entry in parked {
                 let key = RowKey(table: entry[0], id: entry[1])
                 guard touched[key] == nil, let table = self.table(named: key.table) else { continue }
                 let row = try JSONDecoder().decode(SyncRow.self, from: entry[2] as Data)
                 if try self.hasOutboxEntry(key, db) {
                     // A local change of that row is on top and will be pushed.
-                    try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
+                    try db.execute(sql: "DELETE FROM \(schema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     continue
                 }
                 // A row parked because a unique index refused it is resolved now too.
                 if try rows.tryWrite(row, table: table, db)
                     || self.writeResolvingClash(row, table: table, rows: &rows, clashes: &clashes, touched: touched, db) {
-                    try db.execute(sql: "DELETE FROM \(SyncSchema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
+                    try db.execute(sql: "DELETE FROM \(schema.parked) WHERE tbl = ? AND rid = ?", arguments: [key.table, key.id])
                     try versions.record(key, row.version, db)
                     order.append(key)
                     touched[key] = row
@@ -150,14 +155,14 @@ extension SyncEngine {
             try self.removeEcho(of: resolved.orphaned.isEmpty ? order : order.filter { !resolved.orphaned.contains($0) }, after: mark, db)
             // Renames of rows a unique index refused: pushed like edits, so queued after the echo is gone.
             if !clashes.renamed.isEmpty {
-                try clashes.finish(clientID: String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? "", db)
+                try clashes.finish(clientID: String.fromDatabaseValue(try schema.value("clientID", db)) ?? "", outbox: schema.outbox, db)
             }
             // A store following the file takes these rows in as a sync engine's.
             try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db)
-            try SyncSchema.setValue("cursor", max(page.cursor, cursor ?? page.cursor), db)
-            if let scope = page.scope, try SyncSchema.value("scope", db).isNull {
+            try schema.setValue("cursor", max(page.cursor, cursor ?? page.cursor), db)
+            if let scope = page.scope, try schema.value("scope", db).isNull {
                 // The first answer with a scope: the cursor belongs to it from now on.
-                try SyncSchema.setValue("scope", scope, db)
+                try schema.setValue("scope", scope, db)
             }
             if page.conflicts != nil { try self.noteServerMerges(db) }
             return result
@@ -165,7 +170,7 @@ extension SyncEngine {
     }
 
     func park(_ row: SyncRow, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO \(SyncSchema.parked) (tbl, rid, version, payload) VALUES (?, ?, ?, ?)",
+        try db.execute(sql: "INSERT OR REPLACE INTO \(schema.parked) (tbl, rid, version, payload) VALUES (?, ?, ?, ?)",
                        arguments: [row.table, row.id.databaseValue, row.version, try JSONEncoder().encode(row)])
     }
 
@@ -252,7 +257,7 @@ extension SyncEngine {
         // Usually every entry after `mark` is one of `keys`: one statement deletes them all.
         let wanted = Set(keys)
         var others = false
-        let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(SyncSchema.outbox) WHERE seq > ?", arguments: [mark])
+        let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(schema.outbox) WHERE seq > ?", arguments: [mark])
         while let entry = try entries.next() {
             if !wanted.contains(RowKey(table: entry[0], id: entry[1])) {
                 others = true
@@ -260,10 +265,10 @@ extension SyncEngine {
             }
         }
         if !others {
-            try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq > ?", arguments: [mark])
+            try db.execute(sql: "DELETE FROM \(schema.outbox) WHERE seq > ?", arguments: [mark])
             return
         }
-        let delete = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq > ? AND tbl = ? AND rid = ?")
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(schema.outbox) WHERE seq > ? AND tbl = ? AND rid = ?")
         for key in keys { try delete.execute(arguments: [mark, key.table, key.id]) }
     }
 }

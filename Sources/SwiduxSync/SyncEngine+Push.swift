@@ -86,16 +86,16 @@ extension SyncEngine {
         try writer.write { db in
             let stored = try self.storedPending(db, after: after, limit: requestBytes)
             if !stored.isEmpty { return stored }
-            let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(SyncSchema.outbox)") ?? 0
+            let mark = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(schema.outbox)") ?? 0
             guard mark > 0 else { return [] }
             // A row whose first entry read is an update has its entries looked up (``fold(_:)``):
             // that needs the outbox's index (a first push, every entry an insert, does not).
-            if try !SyncSchema.hasOutboxIndex(db),
-               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? AND op <> 'I')",
+            if try !schema.hasOutboxIndex(db),
+               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(schema.outbox) WHERE seq > ? AND seq <= ? AND op <> 'I')",
                                  arguments: [scanAfter, mark]) ?? true {
-                try SyncSchema.ensureOutboxIndex(db)
+                try schema.ensureOutboxIndex(db)
             }
-            let firstID = Int64.fromDatabaseValue(try SyncSchema.value("nextMutation", db)) ?? 1
+            let firstID = Int64.fromDatabaseValue(try schema.value("nextMutation", db)) ?? 1
             var next = firstID
             var built: [PendingMutation] = []
             var total = 0
@@ -118,7 +118,7 @@ extension SyncEngine {
                 mutation.integer(next)
                 mutation.raw("}")
                 let data = Data(mutation.output)
-                try db.cachedStatement(sql: "INSERT INTO \(SyncSchema.pending) (id, payload, through_seq) VALUES (?, ?, ?)")
+                try db.cachedStatement(sql: "INSERT INTO \(schema.pending) (id, payload, through_seq) VALUES (?, ?, ?)")
                     .execute(arguments: [next, data, mark])
                 built.append(PendingMutation(id: next, payload: data, throughSequence: mark, keys: keys,
                                              covered: rangeBroken ? nil : rangeStart.map { $0...lastSeen }))
@@ -137,17 +137,17 @@ extension SyncEngine {
             // A never-synced file has no versions: no row needs the look-up (a first push).
             let anyVersion = try self.anyVersion(db)
             var rows = CurrentRows()
-            let operations = try db.cachedStatement(sql: "SELECT op, cols FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
+            let operations = try db.cachedStatement(sql: "SELECT op, cols FROM \(schema.outbox) WHERE tbl = ? AND rid = ? AND seq <= ? ORDER BY seq")
             // A server that merges updates by column gets only an update's changed columns;
             // an older one, whole rows.
             let merges = try self.serverMerges(db)
             // Each entry with its row's version, in the same pass (a look-up statement per row
             // was 6 % of the client's time in a push of updates); none for a never-synced file.
             let entries = try Row.fetchCursor(db, sql: anyVersion ? """
-                SELECT o.tbl, o.rid, o.op, o.seq, v.version FROM \(SyncSchema.outbox) o
-                LEFT JOIN \(SyncSchema.version) v ON v.tbl = o.tbl AND v.rid = o.rid
+                SELECT o.tbl, o.rid, o.op, o.seq, v.version FROM \(schema.outbox) o
+                LEFT JOIN \(schema.version) v ON v.tbl = o.tbl AND v.rid = o.rid
                 WHERE o.seq > ? AND o.seq <= ? ORDER BY o.seq
-                """ : "SELECT tbl, rid, op, seq, NULL FROM \(SyncSchema.outbox) WHERE seq > ? AND seq <= ? ORDER BY seq",
+                """ : "SELECT tbl, rid, op, seq, NULL FROM \(schema.outbox) WHERE seq > ? AND seq <= ? ORDER BY seq",
                                               arguments: [scanAfter, mark])
             // Entries before `scanAfter` are left: some may be of rows in flight.
             var leftInFlight = scanAfter > 0
@@ -197,9 +197,21 @@ extension SyncEngine {
                         }
                     }
                 }
+                // A row of another space is not this space's to push, unless this space has it:
+                // then it moved out (or was deleted), and leaves this space as a deletion.
+                var leaves = false
+                if self.space != nil || table.spaceColumn != nil, try !self.isHere(key, table: table, db) {
+                    guard (entry[4] as Int64?) != nil else {
+                        lastSeen = sequence
+                        continue
+                    }
+                    leaves = true
+                }
                 change.removeAll()
                 change.beginChange(baseVersion: baseVersion)
-                if try rows.writeColumns(of: key, table: table, into: &change, only: changedColumns, db) {
+                if leaves {
+                    kind = .delete
+                } else if try rows.writeColumns(of: key, table: table, into: &change, only: changedColumns, db) {
                     if kind == .delete { kind = .insert }
                 } else {
                     kind = .delete
@@ -236,10 +248,10 @@ extension SyncEngine {
             try close()
             if built.isEmpty, !leftInFlight {
                 // Only rows of tables no longer synced or set aside: nothing to send for them.
-                try db.execute(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq <= ?", arguments: [mark])
+                try db.execute(sql: "DELETE FROM \(schema.outbox) WHERE seq <= ?", arguments: [mark])
             }
             // Nothing built (everything left is in flight, say): nothing written.
-            if next != firstID { try SyncSchema.setValue("nextMutation", next, db) }
+            if next != firstID { try schema.setValue("nextMutation", next, db) }
             return built
         }
     }
@@ -269,23 +281,21 @@ extension SyncEngine {
     /// acknowledgement), and a later change of it has a later entry.
     func unversionedMark() throws -> Int64 {
         try writer.read { db in
-            try self.anyVersion(db) || SyncSchema.hasRows(SyncSchema.pending, db) ? 0 : SyncSchema.lastOutboxSequence(db)
+            try self.anyVersion(db) || SyncSchema.hasRows(schema.pending, db) ? 0 : schema.lastOutboxSequence(db)
         }
     }
 
-    private static let outboxDelete = MultiRowSQL("DELETE FROM \(SyncSchema.outbox) WHERE seq <= ? AND tbl = ? AND rid IN (", row: "?",
-                                                  suffix: ")", full: 128)
 
     /// Deletes the outbox entries of `keys` up to `sequence`, many rows per statement.
     func deleteOutboxEntries(of keys: [RowKey], through sequence: Int64, _ db: Database) throws {
-        let perStatement = Self.outboxDelete.full
+        let perStatement = outboxDelete.full
         var byTable: [String: [DatabaseValue]] = [:]
         for key in keys { byTable[key.table, default: []].append(key.id) }
         for (table, ids) in byTable {
             var start = 0
             while start < ids.count {
                 let chunk = ids[start..<min(start + perStatement, ids.count)]
-                try Self.outboxDelete.execute(rows: chunk.count, [sequence.databaseValue, table.databaseValue] + chunk, db)
+                try outboxDelete.execute(rows: chunk.count, [sequence.databaseValue, table.databaseValue] + chunk, db)
                 start += perStatement
             }
         }
@@ -296,7 +306,7 @@ extension SyncEngine {
     func storedPending(_ db: Database, after: Int64 = 0, limit: Int = .max) throws -> [PendingMutation] {
         var pending: [PendingMutation] = []
         var bytes = 0
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, payload, through_seq FROM \(SyncSchema.pending) WHERE id > ? ORDER BY id",
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, payload, through_seq FROM \(schema.pending) WHERE id > ? ORDER BY id",
                                        arguments: [after])
         while let row = try rows.next() {
             let mutation = PendingMutation(id: row[0], payload: row[1], throughSequence: row[2])
@@ -362,13 +372,13 @@ extension SyncEngine {
         try writer.write { db in
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             var result = Acknowledgement()
-            let mark = try SyncSchema.lastOutboxSequence(db)
+            let mark = try schema.lastOutboxSequence(db)
             let journalMark = try ChangeJournal.lastSequence(db)
             var expected = 0
             let acknowledged = response.acknowledged.map(Set.init)
             let anySetAside = try SyncSchema.hasRows(SyncSchema.setAside, db)
             // Entries deleted by row (a mutation without a known range) are looked up by row.
-            if sent.contains(where: { $0.covered == nil }) { try SyncSchema.ensureOutboxIndex(db) }
+            if sent.contains(where: { $0.covered == nil }) { try schema.ensureOutboxIndex(db) }
             let unset = try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.setAside) WHERE tbl = ? AND rid = ?")
             for mutation in sent where acknowledged?.contains(mutation.id) ?? (mutation.id <= response.lastMutationID) {
                 let keys = try mutation.changedKeys()
@@ -376,7 +386,7 @@ extension SyncEngine {
                 result.changes += keys.count
                 result.mutations += 1
                 if let covered = mutation.covered {
-                    try db.cachedStatement(sql: "DELETE FROM \(SyncSchema.outbox) WHERE seq BETWEEN ? AND ?")
+                    try db.cachedStatement(sql: "DELETE FROM \(schema.outbox) WHERE seq BETWEEN ? AND ?")
                         .execute(arguments: [covered.lowerBound, covered.upperBound])
                 } else {
                     try self.deleteOutboxEntries(of: keys, through: mutation.throughSequence, db)
@@ -384,10 +394,10 @@ extension SyncEngine {
                 if anySetAside {
                     for key in keys { try unset.execute(arguments: [key.table, key.id]) }
                 }
-                try db.execute(sql: "DELETE FROM \(SyncSchema.pending) WHERE id = ?", arguments: [mutation.id])
+                try db.execute(sql: "DELETE FROM \(schema.pending) WHERE id = ?", arguments: [mutation.id])
             }
-            if let scope = response.scope, try SyncSchema.value("scope", db).isNull {
-                try SyncSchema.setValue("scope", scope, db)
+            if let scope = response.scope, try schema.value("scope", db).isNull {
+                try schema.setValue("scope", scope, db)
             }
             if response.conflicts != nil { try self.noteServerMerges(db) }
             var refusedKeys: [RowKey] = []
@@ -395,8 +405,8 @@ extension SyncEngine {
             // A parked row older than what the server now holds for its id is stale: dropped,
             // as a pulled page drops it. Own rows are not pulled back (`OwnVersions`), so this
             // is the only moment it can be (a deleted child was resurrected).
-            let staleParked = try StaleParkedRows(db)
-            var versions = VersionWriter()
+            let staleParked = try StaleParkedRows(schema, db)
+            var versions = VersionWriter(schema)
             for change in response.results {
                 let key = RowKey(table: change.table, id: change.id.databaseValue)
                 try staleParked.drop(key, upTo: change.current.version)
@@ -431,7 +441,7 @@ extension SyncEngine {
             // The server's rows taken for refused changes: a following store sees a sync engine's change.
             if !refusedKeys.isEmpty || merged { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }
             if response.acknowledged == nil, response.results.count < expected {
-                try SyncSchema.setValue("cursor", 0, db)
+                try schema.setValue("cursor", 0, db)
             }
             return result
         }

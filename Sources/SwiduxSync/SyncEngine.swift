@@ -9,6 +9,10 @@ import SwiduxSyncWire
 /// it over HTTP; tests drive it directly.
 final class SyncEngine: Sendable {
     let writer: any DatabaseWriter
+    /// The shared space this engine syncs (`nil`: the token's own space).
+    let space: String?
+    /// The names of this space's state tables.
+    let schema: SyncSchema
     let tables: [SyncTable]
     /// Each table's place in ``tables`` (the first, for a name given twice).
     let tableIndexes: [String: Int]
@@ -24,11 +28,17 @@ final class SyncEngine: Sendable {
     /// Per table, what renames a row whose unique index clashes with another device's row
     /// (``SyncClient/setUniqueRenamer(for:_:)``).
     let renamers = LockedValue<[String: SyncUniqueRenamer]>([:])
+    /// Deletes a table's outbox entries of many rows up to a sequence.
+    let outboxDelete: MultiRowSQL
 
-    init(writer: any DatabaseWriter, tables: [SyncTable], mutationBytes: Int = 1 << 20,
+    init(writer: any DatabaseWriter, tables: [SyncTable], space: String? = nil, mutationBytes: Int = 1 << 20,
          maxChangeBytes: Int = SyncProtocol.maxBodyBytes - 64 * 1024) throws {
         self.writer = writer
+        self.space = space
+        schema = try space.map { space in try writer.write { try SyncSpaceRegistry.schema(of: space, $0) } } ?? .main
         self.maxChangeBytes = maxChangeBytes
+        outboxDelete = MultiRowSQL("DELETE FROM \(schema.outbox) WHERE seq <= ? AND tbl = ? AND rid IN (", row: "?",
+                                   suffix: ")", full: 128)
         self.tables = tables
         self.tableIndexes = Dictionary(tables.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.mutationBytes = mutationBytes
@@ -36,9 +46,10 @@ final class SyncEngine: Sendable {
             throw SyncError.local(SyncSetupError(message: "the table name \"\(table.name)\" cannot be synced (1 to 63 letters, digits and _, not starting with a digit or swidux_)"))
         }
         try writer.writeWithoutTransaction { db in try Self.enlargeCache(db) }
-        let installed = try writer.read { db in try SyncSchema.isInstalled(in: db, tables: tables) }
+        let schema = self.schema
+        let installed = try writer.read { db in try schema.isInstalled(in: db, tables: tables) }
         if !installed {
-            try writer.write { db in try SyncSchema.install(in: db, tables: tables) }
+            try writer.write { db in try schema.install(in: db, tables: tables) }
         }
         let version = try writer.read { db in try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0 }
         schemaVersion.withLock { $0 = version }
@@ -71,31 +82,31 @@ final class SyncEngine: Sendable {
 
     /// The client id stored in the file.
     func clientID() throws -> String {
-        try writer.read { db in String.fromDatabaseValue(try SyncSchema.value("clientID", db)) ?? "" }
+        try writer.read { db in String.fromDatabaseValue(try schema.value("clientID", db)) ?? "" }
     }
 
     /// The pull cursor stored in the file.
     func cursor() throws -> Int64 {
-        try writer.read { db in Int64.fromDatabaseValue(try SyncSchema.value("cursor", db)) ?? 0 }
+        try writer.read { db in Int64.fromDatabaseValue(try schema.value("cursor", db)) ?? 0 }
     }
 
     /// Local changes not acknowledged yet: outbox entries plus pending mutations.
     func pendingCount() throws -> Int {
         try writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM \(SyncSchema.outbox)) + (SELECT count(*) FROM \(SyncSchema.pending))") ?? 0
+            try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM \(schema.outbox)) + (SELECT count(*) FROM \(schema.pending))") ?? 0
         }
     }
 
     /// `true` when something waits to be pushed (cheap: polled every 50 ms by continuous sync).
     func hasPending() throws -> Bool {
         try writer.read { db in
-            try SyncSchema.hasRows(SyncSchema.outbox, db) || SyncSchema.hasRows(SyncSchema.pending, db)
+            try SyncSchema.hasRows(schema.outbox, db) || SyncSchema.hasRows(schema.pending, db)
         }
     }
 
     /// Pulled rows waiting for a parent.
     func parkedCount() throws -> Int {
-        try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(SyncSchema.parked)") ?? 0 }
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema.parked)") ?? 0 }
     }
 
     // MARK: - Row access
@@ -114,12 +125,12 @@ final class SyncEngine: Sendable {
     /// Makes the outbox's index of rows if a first sync left it out (``SyncSchema/install(in:tables:)``):
     /// at the end of a push, so that the pull after it changes no schema.
     func ensureOutboxIndex() throws {
-        guard try !writer.read({ try SyncSchema.hasOutboxIndex($0) }) else { return }
-        try writer.write { try SyncSchema.ensureOutboxIndex($0) }
+        guard try !writer.read({ try schema.hasOutboxIndex($0) }) else { return }
+        try writer.write { try schema.ensureOutboxIndex($0) }
     }
 
     func hasOutboxEntry(_ key: RowKey, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(SyncSchema.outbox) WHERE tbl = ? AND rid = ? LIMIT 1"),
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(schema.outbox) WHERE tbl = ? AND rid = ? LIMIT 1"),
                           arguments: [key.table, key.id]) ?? false
     }
 
@@ -128,17 +139,17 @@ final class SyncEngine: Sendable {
     /// one past it, so a pulled row can be the echo of a version this client already has
     /// only then.
     func anyVersion(after cursor: Int64, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(SyncSchema.version) WHERE version > ?)"),
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM \(schema.version) WHERE version > ?)"),
                           arguments: [cursor]) ?? false
     }
 
     /// Whether any row has a recorded version.
     func anyVersion(_ db: Database) throws -> Bool {
-        try SyncSchema.hasRows(SyncSchema.version, db)
+        try SyncSchema.hasRows(schema.version, db)
     }
 
     func baseVersion(_ key: RowKey, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM \(SyncSchema.version) WHERE tbl = ? AND rid = ?"),
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM \(schema.version) WHERE tbl = ? AND rid = ?"),
                            arguments: [key.table, key.id])
     }
 }

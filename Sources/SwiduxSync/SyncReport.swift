@@ -50,6 +50,26 @@ public struct SyncReport: Hashable, Sendable, CustomStringConvertible {
     /// ```
     public init() {}
 
+    /// Adds `other`'s counts and lists to this report (one round of several spaces).
+    ///
+    /// ```swift
+    /// var total = SyncReport()
+    /// total.add(try await family.sync())
+    /// ```
+    public mutating func add(_ other: SyncReport) {
+        pushed += other.pushed
+        pulled += other.pulled
+        pushedBytes += other.pushedBytes
+        refused += other.refused
+        parked += other.parked
+        pending += other.pending
+        // The file's set-aside rows, which every space's round reports.
+        setAside += other.setAside.filter { !setAside.contains($0) }
+        reidentified = reidentified || other.reidentified
+        conflicts += other.conflicts
+        rebased = rebased || other.rebased
+    }
+
     /// A one-line summary.
     ///
     /// ```swift

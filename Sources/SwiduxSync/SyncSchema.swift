@@ -41,13 +41,27 @@ import SwiduxSQLite
 /// engine writes a table's rows from the server (``applying(_:_:_:)``), the table's
 /// `applying` mark in the registry of logged tables is set, and its inserts and updates are
 /// journaled without an op (or not at all when no store follows the table): not queued.
-enum SyncSchema {
-    static let outbox = "swidux_sync_outbox"
-    static let state = "swidux_sync_state"
-    static let knownTables = "swidux_sync_tables"
-    static let version = "swidux_sync_version"
-    static let pending = "swidux_sync_pending"
-    static let parked = "swidux_sync_parked"
+///
+/// One space's engine keeps its own outbox, state, tables, versions, pending mutations and
+/// parked rows: those of the token's own space have the names above, another space's the same
+/// names followed by its suffix (`_s1`, `_s2`, … recorded in `swidux_sync_space`,
+/// ``SyncSpaceRegistry``). Every engine's outbox is fed every change; each pushes only its
+/// space's rows. The set-aside rows and the conflicts are the file's, one table each.
+struct SyncSchema: Sendable {
+    /// What follows the table names of this space's state: empty for the token's own space.
+    let suffix: String
+    /// The shared space (`nil`: the token's own).
+    let space: String?
+
+    /// The token's own space (and the state every space shares: the renames' count).
+    static let main = SyncSchema(suffix: "", space: nil)
+
+    var outbox: String { "swidux_sync_outbox" + suffix }
+    var state: String { "swidux_sync_state" + suffix }
+    var knownTables: String { "swidux_sync_tables" + suffix }
+    var version: String { "swidux_sync_version" + suffix }
+    var pending: String { "swidux_sync_pending" + suffix }
+    var parked: String { "swidux_sync_parked" + suffix }
     static let setAside = "swidux_sync_set_aside"
     static let conflicts = "swidux_sync_conflict"
 
@@ -59,12 +73,12 @@ enum SyncSchema {
     static let columnSeparator = ChangeJournal.columnSeparator
 
     /// The outbox's index of rows (their entries, by table and id).
-    private static let outboxIndexName = "\(outbox)_key"
-    private static let outboxIndex = "CREATE INDEX IF NOT EXISTS \(outboxIndexName) ON \(outbox) (tbl, rid)"
+    private var outboxIndexName: String { "\(outbox)_key" }
+    private var outboxIndex: String { "CREATE INDEX IF NOT EXISTS \(outboxIndexName) ON \(outbox) (tbl, rid)" }
 
     /// Creates what is missing: tables, triggers; queues the existing rows of a table
     /// synced for the first time — in the caller's transaction.
-    static func install(in db: Database, tables: [SyncTable]) throws {
+    func install(in db: Database, tables: [SyncTable]) throws {
         try db.execute(sql: """
             CREATE TABLE IF NOT EXISTS \(outbox) (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, rid NOT NULL, op TEXT NOT NULL, cols TEXT);
@@ -77,9 +91,9 @@ enum SyncSchema {
                 id INTEGER PRIMARY KEY, payload BLOB NOT NULL, through_seq INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS \(parked) (
                 tbl TEXT NOT NULL, rid NOT NULL, version INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (tbl, rid));
-            CREATE TABLE IF NOT EXISTS \(setAside) (
+            CREATE TABLE IF NOT EXISTS \(Self.setAside) (
                 tbl TEXT NOT NULL, rid NOT NULL, bytes INTEGER NOT NULL, PRIMARY KEY (tbl, rid));
-            CREATE TABLE IF NOT EXISTS \(conflicts) (
+            CREATE TABLE IF NOT EXISTS \(Self.conflicts) (
                 id INTEGER PRIMARY KEY, tbl TEXT NOT NULL, rid NOT NULL, col TEXT NOT NULL, kept, replaced,
                 version INTEGER NOT NULL, replaced_version INTEGER NOT NULL, kept_by TEXT NOT NULL, at INTEGER NOT NULL,
                 kind TEXT, reason TEXT);
@@ -90,12 +104,12 @@ enum SyncSchema {
             try db.execute(sql: "ALTER TABLE \(outbox) ADD COLUMN cols TEXT")
         }
         // A conflicts table made before renames were listed in it: `kind` NULL is a replaced value.
-        if try !db.columns(in: conflicts).contains(where: { $0.name == "kind" }) {
-            try db.execute(sql: "ALTER TABLE \(conflicts) ADD COLUMN kind TEXT")
+        if try !db.columns(in: Self.conflicts).contains(where: { $0.name == "kind" }) {
+            try db.execute(sql: "ALTER TABLE \(Self.conflicts) ADD COLUMN kind TEXT")
         }
         // … and before refusals were: their reason.
-        if try !db.columns(in: conflicts).contains(where: { $0.name == "reason" }) {
-            try db.execute(sql: "ALTER TABLE \(conflicts) ADD COLUMN reason TEXT")
+        if try !db.columns(in: Self.conflicts).contains(where: { $0.name == "reason" }) {
+            try db.execute(sql: "ALTER TABLE \(Self.conflicts) ADD COLUMN reason TEXT")
         }
         try db.execute(sql: "INSERT OR IGNORE INTO \(state) (key, value) VALUES ('clientID', ?)",
                        arguments: [UUID().uuidString.lowercased()])
@@ -108,13 +122,16 @@ enum SyncSchema {
         // it whole.
         var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
         if try tables.contains(where: { table in
-            try !known.contains(table.name) && db.tableExists(table.name) && hasRows(table.name.sqlIdentifier, db)
+            try !known.contains(table.name) && db.tableExists(table.name) && Self.hasRows(table.name.sqlIdentifier, db)
         }) {
             try db.execute(sql: "DROP INDEX IF EXISTS \(outboxIndexName)")
         }
         for table in tables {
             guard try db.tableExists(table.name) else {
                 throw SyncError.local(SyncSetupError(message: "the synced table \"\(table.name)\" does not exist in the database"))
+            }
+            if let column = table.spaceColumn, try !db.columns(in: table.name).contains(where: { $0.name == column }) {
+                throw SyncError.local(SyncSetupError(message: "the space column \"\(column)\" of the synced table \"\(table.name)\" does not exist"))
             }
             // The outbox is fed from the journal: the table's triggers are the journal's, made
             // from what a following store registered of it (its position column) and that it is
@@ -125,35 +142,74 @@ enum SyncSchema {
             // its default.
             try ChangeJournal.install(in: db, LoggedTables.Entry(table: table.name, idColumn: table.idColumn, synced: true))
             // The outbox's own triggers of an older layout: they would queue every change twice.
-            for name in RowChangeTriggers.names(owner: triggerOwner, table: table.name) {
+            for name in RowChangeTriggers.names(owner: Self.triggerOwner, table: table.name) {
                 try db.execute(sql: "DROP TRIGGER IF EXISTS \(name.sqlIdentifier)")
             }
-            try noteColumns(try self.columns(of: table, db), of: table, db)
+            try noteColumns(try Self.columns(of: table, db), of: table, db)
             let quoted = table.name.sqlIdentifier
             let id = table.idColumn.sqlIdentifier
             if known.insert(table.name).inserted {
-                // First sync of this table in this file: every existing row is an insert.
-                try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",
-                               arguments: [table.name])
+                // First sync of this table in this file: every existing row is an insert — for
+                // a shared space's engine, every row in that space.
+                if let space {
+                    if let column = table.spaceColumn {
+                        try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) WHERE \(column.sqlIdentifier) = ? ORDER BY rowid",
+                                       arguments: [table.name, space])
+                    }
+                } else {
+                    try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",
+                                   arguments: [table.name])
+                }
                 try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
             }
         }
-        // After the journal was made (by the first table's install).
-        if !tables.isEmpty { try db.execute(sql: feed) }
+        // After the journal was made (by the first table's install). A shared space's feed
+        // names the tables whose rows may be in it: made again when they change.
+        if !tables.isEmpty {
+            try db.execute(sql: "DROP TRIGGER IF EXISTS \(feedName.sqlIdentifier)")
+            try db.execute(sql: feed(tables))
+        }
     }
 
     /// The trigger that feeds the outbox from the journal (`swidux_change`): every entry of a
     /// synced table that has an op (not a row the engine wrote as the server has it) is queued
     /// with its op and columns. The outbox keeps its own sequence and what is not acknowledged
     /// yet, which the journal's pruning would lose.
-    static let feedName = "\(outbox)_feed"
-    static let feed = """
-        CREATE TRIGGER IF NOT EXISTS \(feedName) AFTER INSERT ON \(ChangeJournal.table)
-            WHEN NEW.op IS NOT NULL AND (SELECT synced FROM \(LoggedTables.table) WHERE tbl = NEW.tbl) = 1
+    var feedName: String { "\(outbox)_feed" }
+    ///
+    /// A shared space's engine is fed only the entries of tables that name a row's space
+    /// (``SyncTable/spaceColumn``): a row of another table is always in the token's own space.
+    ///
+    /// Where tables name their rows' spaces, an engine is fed a row's insertion or update only
+    /// when the row is in its space or was (its version is recorded: the row moved out, which
+    /// this space pushes as a deletion), and every deletion; the push looks again
+    /// (``SyncEngine/isHere(_:table:_:)``).
+    func feed(_ tables: [SyncTable]) -> String {
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        let spaced = tables.filter { $0.spaceColumn != nil }
+        var only = ""
+        if space != nil {
+            only = " AND NEW.tbl IN (\(spaced.map { literal($0.name) }.joined(separator: ", ")))"
+        }
+        if !spaced.isEmpty {
+            let cases = spaced.map { table in
+                "WHEN \(literal(table.name)) THEN (SELECT \((table.spaceColumn ?? "").sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = NEW.rid)"
+            }
+            only += """
+
+                    AND (NEW.op = 'D' OR (CASE NEW.tbl \(cases.joined(separator: " ")) ELSE NULL END) \(space.map { "= " + literal($0) } ?? "IS NULL")
+                         OR EXISTS (SELECT 1 FROM \(version) WHERE tbl = NEW.tbl AND rid = NEW.rid))
+            """
+        }
+        // SQLite keeps a trigger's text without `IF NOT EXISTS`: this text is compared with it.
+        return """
+        CREATE TRIGGER \(feedName) AFTER INSERT ON \(ChangeJournal.table)
+            WHEN NEW.op IS NOT NULL AND (SELECT synced FROM \(LoggedTables.table) WHERE tbl = NEW.tbl) = 1\(only)
         BEGIN
             INSERT INTO \(outbox) (tbl, rid, op, cols) VALUES (NEW.tbl, NEW.rid, NEW.op, NEW.cols);
         END
         """
+    }
 
     /// The columns of `table` but its id, in the table's order.
     static func columns(of table: SyncTable, _ db: Database) throws -> [String] {
@@ -163,14 +219,14 @@ enum SyncSchema {
 
     /// The column names of an outbox entry's `cols`.
     static func columnNames(_ cols: String) -> [String] {
-        cols.split(separator: columnSeparator, omittingEmptySubsequences: true).map(String.init)
+        cols.split(separator: Self.columnSeparator, omittingEmptySubsequences: true).map(String.init)
     }
 
     /// Records `columns` as the table's synced columns (`columns:<table>`). When the table has
     /// columns it did not have when it was last synced (a migration added them), its fill
     /// from the server is scheduled (`refill:<table>`): ``SyncEngine/refill(_:table:)``.
-    static func noteColumns(_ columns: [String], of table: SyncTable, _ db: Database) throws {
-        let text = columns.joined(separator: String(columnSeparator))
+    func noteColumns(_ columns: [String], of table: SyncTable, _ db: Database) throws {
+        let text = columns.joined(separator: String(Self.columnSeparator))
         let key = "columns:" + table.name
         guard let stored = String.fromDatabaseValue(try value(key, db)) else {
             // First seen: the first pull of the table brings every column anyway.
@@ -178,7 +234,7 @@ enum SyncSchema {
             return
         }
         guard stored != text else { return }
-        let before = Set(columnNames(stored))
+        let before = Set(Self.columnNames(stored))
         if columns.contains(where: { !before.contains($0) }) {
             // Kept until the fill is done: it tells which columns are new.
             if try value("refill:" + table.name, db).isNull { try setValue("refill:" + table.name, 0, db) }
@@ -192,11 +248,11 @@ enum SyncSchema {
     /// it out after queueing a table's rows). Called at the start of a transaction that
     /// looks entries up by row, before any statement reads the outbox: without the index,
     /// each look-up would read the whole outbox.
-    static func ensureOutboxIndex(_ db: Database) throws {
+    func ensureOutboxIndex(_ db: Database) throws {
         if try !hasOutboxIndex(db) { try db.execute(sql: outboxIndex) }
     }
 
-    static func hasOutboxIndex(_ db: Database) throws -> Bool {
+    func hasOutboxIndex(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '\(outboxIndexName)')")) ?? false
     }
 
@@ -211,34 +267,34 @@ enum SyncSchema {
     }
 
     /// `true` when the schema and the triggers of `tables` exist (nothing to write).
-    static func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
-        guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(setAside),
-              try db.tableExists(conflicts), try db.columns(in: outbox).contains(where: { $0.name == "cols" }),
-              try db.columns(in: conflicts).contains(where: { $0.name == "kind" }),
-              try db.columns(in: conflicts).contains(where: { $0.name == "reason" }),
-              try tables.isEmpty || Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [feedName]) ?? false
+    func isInstalled(in db: Database, tables: [SyncTable]) throws -> Bool {
+        guard try db.tableExists(parked), try db.tableExists(knownTables), try db.tableExists(Self.setAside),
+              try db.tableExists(Self.conflicts), try db.columns(in: outbox).contains(where: { $0.name == "cols" }),
+              try db.columns(in: Self.conflicts).contains(where: { $0.name == "kind" }),
+              try db.columns(in: Self.conflicts).contains(where: { $0.name == "reason" }),
+              try tables.isEmpty || String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", arguments: [feedName]) == feed(tables)
         else { return false }
         for table in tables {
             guard try db.tableExists(table.name) else { return false }
             // The journal's triggers made from the synced entry and the table's current
             // columns, and none of the outbox's own of an older layout.
-            let columns = try self.columns(of: table, db)
+            let columns = try Self.columns(of: table, db)
             let old = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)",
-                                       arguments: StatementArguments(RowChangeTriggers.names(owner: triggerOwner, table: table.name))) ?? 0
+                                       arguments: StatementArguments(RowChangeTriggers.names(owner: Self.triggerOwner, table: table.name))) ?? 0
             guard old == 0, try ChangeJournal.isCurrent(in: db, syncedTable: table.name, idColumn: table.idColumn) else { return false }
             let noted = String.fromDatabaseValue(try value("columns:" + table.name, db))
-            if noted != columns.joined(separator: String(columnSeparator)), try value("refill:" + table.name, db).isNull { return false }
+            if noted != columns.joined(separator: String(Self.columnSeparator)), try value("refill:" + table.name, db).isNull { return false }
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM \(knownTables) WHERE tbl = ?", arguments: [table.name]) ?? false
             if !known { return false }
         }
         return true
     }
 
-    static func value(_ key: String, _ db: Database) throws -> DatabaseValue {
+    func value(_ key: String, _ db: Database) throws -> DatabaseValue {
         try DatabaseValue.fetchOne(db, sql: "SELECT value FROM \(state) WHERE key = ?", arguments: [key]) ?? .null
     }
 
-    static func setValue(_ key: String, _ value: some DatabaseValueConvertible, _ db: Database) throws {
+    func setValue(_ key: String, _ value: some DatabaseValueConvertible, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO \(state) (key, value) VALUES (?, ?)", arguments: [key, value])
     }
 
@@ -248,7 +304,7 @@ enum SyncSchema {
     }
 
     /// The last outbox sequence ever written (0 when none).
-    static func lastOutboxSequence(_ db: Database) throws -> Int64 {
+    func lastOutboxSequence(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(outbox)'")) ?? 0
     }
 }

@@ -6,6 +6,8 @@ import SwiduxSyncWire
 struct SyncTransport: Sendable {
     let server: URL
     let token: String
+    /// The shared space every request names (query parameter `space`); `nil`: the token's own.
+    let space: String?
     let exchange: HTTPExchange
     /// Told of every request that reached the server or not: an answer after a failure to
     /// reach it ends the retry waits of continuous sync.
@@ -16,16 +18,22 @@ struct SyncTransport: Sendable {
     /// headroom. A longer answer is refused before it fills the memory.
     static let maxAnswerBytes = 2 * SyncProtocol.maxBodyBytes + (1 << 20)
 
-    init(server: URL, token: String, trusting certificates: SyncTrustedCertificates? = nil, watch: NetworkWatch? = nil) {
+    init(server: URL, token: String, space: String? = nil, trusting certificates: SyncTrustedCertificates? = nil, watch: NetworkWatch? = nil) {
         self.server = server
         self.token = token
+        self.space = space
         self.watch = watch
         exchange = HTTPExchange(server: server, trusting: certificates)
     }
 
-    /// Sends one request; the answer's body when the status is 2xx.
+    /// Sends one request; the answer's body when the status is 2xx. `path` is percent-encoded
+    /// already (a space's name in a members path may hold any character).
     func send(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, timeout: TimeInterval = 30) async throws -> Data {
-        var url = server.appendingPathComponent(path)
+        var base = server.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        var url = URL(string: base + "/" + path) ?? server.appendingPathComponent(path)
+        var query = query
+        if let space { query.append(URLQueryItem(name: "space", value: space)) }
         if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
             components.queryItems = query
             url = components.url ?? url

@@ -22,7 +22,7 @@ struct UniqueClashes {
     }
 
     /// One rename this transaction made, pushed and listed once the transaction's echo of
-    /// pulled rows is removed (``finish(clientID:_:)``).
+    /// pulled rows is removed (``finish(clientID:outbox:_:)``).
     struct Renamed {
         let key: RowKey
         let table: SyncTable
@@ -121,7 +121,7 @@ struct UniqueClashes {
         return nil
     }
 
-    /// Notes a rename, pushed and listed by ``finish(clientID:_:)``.
+    /// Notes a rename, pushed and listed by ``finish(clientID:outbox:_:)``.
     mutating func note(_ renamed: Renamed) {
         self.renamed.append(renamed)
     }
@@ -138,9 +138,9 @@ struct UniqueClashes {
 
     /// Queues each rename of a row still here as a local change of its columns (pushed like an
     /// edit, after the echo of the pulled rows was removed), and lists it as a conflict.
-    func finish(clientID: String, _ db: Database) throws {
+    func finish(clientID: String, outbox: String, _ db: Database) throws {
         guard !renamed.isEmpty else { return }
-        var count = Int64.fromDatabaseValue(try SyncSchema.value("renames", db)) ?? 0
+        var count = Int64.fromDatabaseValue(try SyncSchema.main.value("renames", db)) ?? 0
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         for rename in renamed {
             let exists = try Bool.fetchOne(db, sql: """
@@ -148,7 +148,7 @@ struct UniqueClashes {
                 """, arguments: [rename.key.id]) ?? false
             guard exists else { continue }
             let cols = rename.columns.map { String(SyncSchema.columnSeparator) + $0 }.joined()
-            try db.execute(sql: "INSERT INTO \(SyncSchema.outbox) (tbl, rid, op, cols) VALUES (?, ?, 'U', ?)",
+            try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op, cols) VALUES (?, ?, 'U', ?)",
                            arguments: [rename.key.table, rename.key.id, cols])
             count += 1
             // Numbered below zero: the server's conflicts are numbered from 1.
@@ -159,6 +159,6 @@ struct UniqueClashes {
                                  rename.old.databaseValue, rename.version, rename.version, clientID, now,
                                  SyncConflict.Kind.renamed.rawValue])
         }
-        try SyncSchema.setValue("renames", count, db)
+        try SyncSchema.main.setValue("renames", count, db)
     }
 }

@@ -7,9 +7,14 @@ import GRDB
 /// parked row tried again, a foreign key resolved) and before the transaction ends.
 struct VersionWriter {
     private static let rowsPerStatement = 128
-    private static let insert = MultiRowSQL("INSERT OR REPLACE INTO \(SyncSchema.version) (tbl, rid, version) VALUES ", row: "(?, ?, ?)",
-                                            full: rowsPerStatement)
+    private let insert: MultiRowSQL
     private var values: [DatabaseValue] = []
+
+    /// A writer of the versions of `schema`'s space.
+    init(_ schema: SyncSchema) {
+        insert = MultiRowSQL("INSERT OR REPLACE INTO \(schema.version) (tbl, rid, version) VALUES ", row: "(?, ?, ?)",
+                             full: Self.rowsPerStatement)
+    }
 
     mutating func record(_ key: RowKey, _ version: Int64, _ db: Database) throws {
         values.append(key.table.databaseValue)
@@ -21,7 +26,7 @@ struct VersionWriter {
     /// Writes what was recorded.
     mutating func flush(_ db: Database) throws {
         guard !values.isEmpty else { return }
-        try Self.insert.execute(rows: values.count / 3, values, db)
+        try insert.execute(rows: values.count / 3, values, db)
         values.removeAll(keepingCapacity: true)
     }
 }

@@ -105,7 +105,7 @@ struct ColumnChangesTests {
         // The old entry folds with the new one: the whole row.
         #expect(changes.map(\.columns) == [["name": .text("Old edit"), "position": .integer(7)]])
         #expect(changes.map(\.baseVersion) == [5])
-        #expect(try await database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables) })
+        #expect(try await database.writer.read { db in try SyncSchema.main.isInstalled(in: db, tables: NotesSchema.tables) })
         // The outbox's own trigger is gone: the journal's feed it.
         let triggers = try await database.writer.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'folder' ORDER BY name")
@@ -141,7 +141,7 @@ struct ColumnChangesTests {
         #expect(try fixture.engine.pendingRefills().isEmpty)
         // Nothing the fill wrote is pushed.
         #expect(try cols(fixture) == ["name,color"])
-        #expect(try await fixture.database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables) })
+        #expect(try await fixture.database.writer.read { db in try SyncSchema.main.isInstalled(in: db, tables: NotesSchema.tables) })
     }
 
     @Test("a push answer's merged row is written, but for the columns a local change still pushes")

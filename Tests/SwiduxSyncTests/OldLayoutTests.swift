@@ -103,7 +103,7 @@ struct OldLayoutTests {
         #expect(triggers == ["swidux_change_folder_delete", "swidux_change_folder_insert", "swidux_change_folder_update"])
         // The journal's older entries have no op; the new one has, and fed the outbox.
         #expect(ops == ["-", "-", "-", "U"])
-        #expect(try await database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: [.table(NotesSchema.folders)]) })
+        #expect(try await database.writer.read { db in try SyncSchema.main.isInstalled(in: db, tables: [.table(NotesSchema.folders)]) })
         // The registry of logged tables holds what each installer knows: the sync engine
         // (installed first) that the table is synced, the journal its position column.
         #expect(try await database.writer.read { db in try LoggedTables.entry("folder", in: db) }

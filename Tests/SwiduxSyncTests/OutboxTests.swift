@@ -75,7 +75,7 @@ struct OutboxTests {
             try database.writer.write { db in try db.installChangeJournal(for: NotesSchema.folders) }
         })
         let (entries, installed) = try fixture.database.writer.read { db in
-            (try LoggedTables.all(in: db), try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables))
+            (try LoggedTables.all(in: db), try SyncSchema.main.isInstalled(in: db, tables: NotesSchema.tables))
         }
         #expect(entries == [
             LoggedTables.Entry(table: "folder", idColumn: "id", positionColumn: "position", synced: true),
@@ -85,7 +85,7 @@ struct OutboxTests {
         // A file whose synced tables are not registered (made by the version before the
         // registry) is not taken as installed: the engine registers them.
         try fixture.execute("DELETE FROM swidux_logged_table WHERE tbl = 'note'")
-        #expect(try !fixture.database.writer.read { db in try SyncSchema.isInstalled(in: db, tables: NotesSchema.tables) })
+        #expect(try !fixture.database.writer.read { db in try SyncSchema.main.isInstalled(in: db, tables: NotesSchema.tables) })
         _ = try SyncEngine(writer: fixture.database.writer, tables: NotesSchema.tables)
         #expect(try fixture.database.writer.read { db in try LoggedTables.entry("note", in: db)?.synced } == true)
     }
@@ -164,7 +164,7 @@ struct OutboxTests {
 }
 
 private extension Fixture {
-    func outboxIndexed() throws -> Bool { try database.writer.read { db in try SyncSchema.hasOutboxIndex(db) } }
+    func outboxIndexed() throws -> Bool { try database.writer.read { db in try SyncSchema.main.hasOutboxIndex(db) } }
     func execute(_ sql: String) throws { try database.writer.write { db in try db.execute(sql: sql) } }
     func folderNames() throws -> [String] { try database.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM folder ORDER BY id") } }
 }

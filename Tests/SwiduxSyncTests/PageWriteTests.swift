@@ -120,7 +120,7 @@ struct PageWriteTests {
     /// The outbox's last sequence ever given, and whether the `applying` mark is left.
     static func outboxState(_ fixture: Fixture) async throws -> (sequence: Int64, marked: Bool) {
         try await fixture.database.writer.read { db in
-            (try SyncSchema.lastOutboxSequence(db),
+            (try SyncSchema.main.lastOutboxSequence(db),
              try Bool.fetchOne(db, sql: "SELECT 1 FROM swidux_logged_table WHERE applying") ?? false)
         }
     }
@@ -154,7 +154,7 @@ struct PageWriteTests {
         let (fixture, _) = try Self.fixture()
         try await fixture.database.writer.write { db in
             // The outbox's own triggers as an earlier version made them, the journal's missing.
-            for name in ChangeJournal.triggerNames("tag") + [SyncSchema.feedName] {
+            for name in ChangeJournal.triggerNames("tag") + [SyncSchema.main.feedName] {
                 try db.execute(sql: "DROP TRIGGER \(name)")
             }
             for (suffix, body) in [("insert", "INSERT INTO swidux_sync_outbox (tbl, rid, op) VALUES ('tag', NEW.id, 'I');"),
@@ -163,15 +163,15 @@ struct PageWriteTests {
                 try db.execute(sql: "CREATE TRIGGER swidux_sync_tag_\(suffix) AFTER \(suffix.uppercased()) ON tag BEGIN \(body) END")
             }
             try db.execute(sql: "INSERT INTO tag (id, name) VALUES ('old', 'queued before')")
-            #expect(try !SyncSchema.isInstalled(in: db, tables: [SyncTable(name: "tag")]))
+            #expect(try !SyncSchema.main.isInstalled(in: db, tables: [SyncTable(name: "tag")]))
         }
         let engine = try SyncEngine(writer: fixture.database.writer, tables: [SyncTable(name: "tag")])
         try await fixture.database.writer.read { db in
-            #expect(try SyncSchema.isInstalled(in: db, tables: [SyncTable(name: "tag")]))
+            #expect(try SyncSchema.main.isInstalled(in: db, tables: [SyncTable(name: "tag")]))
             let triggers = try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'trigger' AND (tbl_name = 'tag' OR name = ?) ORDER BY name
-                """, arguments: [SyncSchema.feedName])
-            #expect(triggers == ChangeJournal.triggerNames("tag").sorted() + [SyncSchema.feedName])
+                """, arguments: [SyncSchema.main.feedName])
+            #expect(triggers == ChangeJournal.triggerNames("tag").sorted() + [SyncSchema.main.feedName])
         }
         #expect(try fixture.outbox() == ["tag old I"])
         _ = try engine.apply(PullResponse(rows: (0..<10).map { Self.tag($0, version: Int64($0 + 1)) }, cursor: 10, hasMore: false))
