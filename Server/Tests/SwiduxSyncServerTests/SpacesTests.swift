@@ -120,7 +120,7 @@ struct SpacesTests {
         }
     }
 
-    @Test("a membership added, changed or removed ends the long poll on the member's personal space, with its empty page",
+    @Test("a membership added, changed or removed, or a space made, ends the long poll on the user's personal space, with its empty page",
           .timeLimit(.minutes(2)))
     func membershipEndsPersonalPoll() async throws {
         try await Self.withUsers { server, user in
@@ -142,6 +142,11 @@ struct SpacesTests {
                     let removed = try await alice.raw("DELETE", members + "/bob")
                     #expect(removed.status == 204, "\(removed.error ?? "")")
                 }),
+                // Bob's other devices learn of the space he made on one.
+                ("a space of his made", {
+                    let made = try await bob.raw("POST", SyncProtocol.spacesPath, body: Self.newSpace("club"))
+                    #expect(made.status == 201, "\(made.error ?? "")")
+                }),
             ]
             for (change, make) in changes {
                 let start = ContinuousClock.now
@@ -154,7 +159,9 @@ struct SpacesTests {
                 #expect(answer.status == 200, "\(change): \(answer.error ?? "")")
                 #expect(try answer.decode(PullResponse.self).rows.isEmpty, "\(change)")
             }
-            #expect(try await Self.spaces(of: bob) == [SpaceEntry(name: "user:bob", role: "owner", personal: true)])
+            #expect(try await Self.spaces(of: bob) == [
+                SpaceEntry(name: "user:bob", role: "owner", personal: true), SpaceEntry(name: "club", role: "owner", personal: false),
+            ])
         }
     }
 }

@@ -11,8 +11,8 @@ import SwiduxSyncWire
 ///
 /// 403 for a caller who may not, 404 for an unknown space or member, 409 for a change that
 /// would leave the space without an owner or take a personal space from its user. A change
-/// also ends the long polls on the member's personal space (``Routes`` `GET /v1/spaces`): the
-/// member's devices learn at once that their spaces changed.
+/// also ends the long polls on the member's personal space: the member's devices learn at
+/// once that their spaces changed, and ask `GET /v1/spaces` again (`Routes+Spaces.swift`).
 ///
 /// ```sh
 /// curl -X POST -H "Authorization: Bearer $JWT" -d '{"user":"bob","role":"reader"}' https://sync.example/v1/spaces/family/members
