@@ -8,6 +8,11 @@ import PostgresNIO
 /// A notification is only a hint (the pull always queries again). When the connection
 /// drops it reconnects, and wakes every waiter, since notifications may have been missed.
 ///
+/// A notification whose payload is the space's id and ``spacesChangedSuffix`` says that the
+/// spaces of the user whose personal space this is changed (a membership added, removed or
+/// given another role): it wakes the space's waiters too, and also moves its count of such
+/// changes (``spacesChanges(of:)``), which ends a long poll there with its empty page.
+///
 /// ```swift
 /// let seen = await notifier.generation(of: space)
 /// // query; if empty:
@@ -15,6 +20,8 @@ import PostgresNIO
 /// ```
 actor Notifier {
     private var generations: [Int64: UInt64] = [:]
+    /// The notifications per space that its user's spaces changed.
+    private var spaceListChanges: [Int64: UInt64] = [:]
     /// Added to every space's generation when the connection (re)starts.
     private var epoch: UInt64 = 0
     private var waiters: [Int64: [Int: CheckedContinuation<Void, Never>]] = [:]
@@ -24,6 +31,15 @@ actor Notifier {
 
     /// The space's current count of notifications (plus reconnections).
     func generation(of space: Int64) -> UInt64 { epoch &+ (generations[space] ?? 0) }
+
+    /// The payload's suffix, after the personal space's id, of a notification that its
+    /// user's spaces changed.
+    static let spacesChangedSuffix = " spaces"
+
+    /// How many times the spaces of the user whose personal space this is changed (not
+    /// moved by a reconnection: thousands of polls would all answer at once for a change
+    /// that, most likely, did not happen).
+    func spacesChanges(of space: Int64) -> UInt64 { spaceListChanges[space] ?? 0 }
 
     /// Ends every wait, now and later (graceful shutdown: open long polls answer at once,
     /// so that the server stops without waiting for their timeouts).
@@ -90,7 +106,13 @@ actor Notifier {
                         try await connection.listen(on: Push.channel) { notifications in
                             wakeAll()
                             for try await notification in notifications {
-                                if let space = Int64(notification.payload) { notified(space: space) }
+                                if let space = Int64(notification.payload) {
+                                    notified(space: space)
+                                } else if notification.payload.hasSuffix(Self.spacesChangedSuffix),
+                                          let space = Int64(notification.payload.dropLast(Self.spacesChangedSuffix.count)) {
+                                    spaceListChanges[space, default: 0] &+= 1
+                                    notified(space: space)
+                                }
                             }
                         }
                     } onCancel: {

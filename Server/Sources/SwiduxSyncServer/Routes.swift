@@ -7,7 +7,8 @@ import SwiduxSyncWire
 
 /// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
 /// `PUT /v1/tables`, `GET /v1/conflicts`, each behind a bearer token (a JWT user may name a
-/// shared space with `?space=NAME`), and the members API (`Routes+Members.swift`). Refusals are
+/// shared space with `?space=NAME`), the spaces API (`Routes+Spaces.swift`) and the members
+/// API (`Routes+Members.swift`). Refusals are
 /// answered with a ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 403 (not a member, a reader
 /// declaring a new table), 400 (body, table, query), 409 (a used
 /// mutation id with another content, another scope: with a code), 413 (size), 503 (the
@@ -88,6 +89,7 @@ struct Routes: Sendable {
         router.get(RouterPath(SyncProtocol.conflictsPath)) { request, context in
             try await serving(context).respond(context) { try await $0.conflicts(request) }
         }
+        addSpaceRoutes(to: router)
         addMemberRoutes(to: router)
     }
 
@@ -183,6 +185,9 @@ struct Routes: Sendable {
         let deadline = ContinuousClock.now + .seconds(wait)
         if wait > 0 { metrics.openPolls.increment() }
         defer { if wait > 0 { metrics.openPolls.decrement() } }
+        // Read before the generation: a change of the user's spaces in between is seen at
+        // the loop's first check.
+        let spacesSeen = await notifier.spacesChanges(of: space)
         var seen = await notifier.generation(of: space)
         // A plain pull reads the rows now (it may follow the client's own push, whose
         // notification may not have arrived yet); a long poll may take a recent read of this
@@ -192,8 +197,10 @@ struct Routes: Sendable {
         // checks its token again after every wake and at least every `recheckInterval`.
         // The polls one push wakes share their token check and page read (``SharedReads``:
         // each key holds the generation seen first, so a shared query saw every commit the
-        // wake announced, a revocation included).
-        while page.count == 0, ContinuousClock.now < deadline, await !notifier.isClosed {
+        // wake announced, a revocation included). A change of the user's spaces (a personal
+        // space's poll) answers the empty page at once: the device asks for its spaces again.
+        while page.count == 0, ContinuousClock.now < deadline, await !notifier.isClosed,
+              await notifier.spacesChanges(of: space) == spacesSeen {
             let timeout = min(deadline - ContinuousClock.now, Self.recheckInterval)
             if let connection {
                 // A client that went away (closed the connection, or its sending side) ends the
@@ -304,7 +311,7 @@ struct Routes: Sendable {
     /// own space, as a writer. 401 for a token the server does not accept,
     /// 403 for a space the caller may not reach so. A token that authenticates takes the
     /// request's connection out of its address's count.
-    private func authenticate(_ token: String, space named: String?) async throws -> Caller {
+    func authenticate(_ token: String, space named: String?) async throws -> Caller {
         let caller: Caller
         if JWTUsers.isJWT(token) {
             let subject = try await self.subject(ofJWT: token)
@@ -337,7 +344,7 @@ struct Routes: Sendable {
 
     /// Runs a request of `caller` counted in its user's and space's requests in flight; 429
     /// with `Retry-After`, before anything is read or changed, when either is at its limit.
-    private func admitted(_ caller: Caller, _ body: () async throws -> Response) async throws -> Response {
+    func admitted(_ caller: Caller, _ body: () async throws -> Response) async throws -> Response {
         guard requestLimits.enter(user: caller.user, space: caller.space) else {
             throw RequestFailure.tooManyRequests(
                 "too many requests in flight for this user (at most \(requestLimits.perUser)) or space (at most \(requestLimits.perSpace)); try again later")
