@@ -41,7 +41,7 @@ final class TerminalUI {
     private var syncClient: SyncSpaces?
     /// The lists shared with other users (``AppDatabase/sharedLists()``), read again after
     /// every sync event.
-    private var sharedLists: [UUID: Bool] = [:]
+    private var readOnly = ReadOnlyLists()
 
     init(app: TodoApp) { self.app = app }
 
@@ -98,7 +98,7 @@ final class TerminalUI {
             for await event in events { continuation.yield(.event(event)) }
         }
         var syncTask: Task<Void, Never>?
-        sharedLists = (try? app.database.sharedLists()) ?? [:]
+        readOnly.shared = (try? app.database.sharedLists()) ?? [:]
         if let syncClient {
             await syncClient.start()
             syncMark.state = .connecting
@@ -135,6 +135,11 @@ final class TerminalUI {
                     let commands = burst.commands(for: key, at: time, state: app.store.state, makeID: app.environment.uuid)
                     for command in commands {
                         if command == .syncNow { await syncNow(); continue }
+                        if case .send(let action) = command, let list = readOnly.list(changedBy: action, in: app.store.state) {
+                            let name = app.store.lists[list]?.name ?? "This list"
+                            status = ("⚠ “\(name)” is read-only: it is shared with you read-only, or no longer shared", .now + Self.statusDuration)
+                            continue
+                        }
                         if await !app.performOnLatest(command) { keepGoing = false; break }
                     }
                     if !keepGoing { break }
@@ -155,7 +160,7 @@ final class TerminalUI {
             case .sync(let change):
                 if let text = syncMark.apply(change) { status = (text, .now + Self.statusDuration) }
                 // A list shared with this user, or its role changed, arrives with a sync.
-                if change.event != nil, let shared = try? app.database.sharedLists() { sharedLists = shared }
+                if change.event != nil, let shared = try? app.database.sharedLists() { readOnly.shared = shared }
                 // While changes wait offline, their count follows the local edits.
                 if syncMark.isOffline, let syncClient { watchWaiting(syncClient, continuation) }
             case .signal(SIGWINCH):
@@ -235,7 +240,7 @@ final class TerminalUI {
     private func redraw() {
         let size = TerminalIO.size() ?? lastSize
         lastSize = size
-        let lines = Render.screen(app.store.state, size: size, status: status?.text, mark: syncMark.text, shared: sharedLists).enumerated().map { row, line in
+        let lines = Render.screen(app.store.state, size: size, status: status?.text, mark: syncMark.text, shared: readOnly.shared).enumerated().map { row, line in
             row == 0 || line.hasPrefix(" ▸ ") ? "\u{1B}[7m" + line + "\u{1B}[0m" : line
         }
         TerminalIO.write(screen.update(to: lines, size: size))
