@@ -57,16 +57,16 @@ public actor SyncClient {
     /// family.space   // "family"
     /// ```
     public nonisolated let space: String?
-    private let logger: Logger
+    let logger: Logger
     /// Serializes push rounds and the application of pulled pages.
     let exclusive = AsyncMutex()
     /// One pull at a time.
-    private let pulling = AsyncMutex()
+    let pulling = AsyncMutex()
     /// Push rounds, pulled pages, the loops' failures and a refused token: what to do next.
-    private var machine: SyncStateMachine
+    var machine: SyncStateMachine
     private var tablesDeclared = false
     /// Scope changes seen by pulls (each made the file sync as for the first time).
-    private var pullRebases = 0
+    var pullRebases = 0
     private var loops: [Task<Void, Never>] = []
     let pageSize: Int
     private let database: SwiduxDatabase
@@ -184,10 +184,16 @@ public actor SyncClient {
     /// await client.start()
     /// ```
     public func start() {
+        start(pulling: true)
+    }
+
+    /// ``start()``; without `pulling`, only local changes are pushed continuously (the
+    /// space's rows are pulled when another client's long poll says so: ``SyncSpaces``).
+    func start(pulling: Bool) {
         guard machine.start() else { return }
         network.start()
         loops.append(Task { await self.pushLoop() })
-        loops.append(Task { await self.pullLoop() })
+        if pulling { loops.append(Task { await self.pullLoop() }) }
     }
 
     /// Stops continuous sync (an open pull is cancelled). Local changes stay queued.
@@ -270,6 +276,7 @@ public actor SyncClient {
             do {
                 try await declareTables()
                 let applied = try await pull(wait: machine.pullWait) + refillColumns()
+                await watch?.polled()
                 let conflicts = try await fetchConflicts()
                 if applied > 0 || !conflicts.isEmpty || first {
                     var report = SyncReport()
@@ -334,6 +341,11 @@ public actor SyncClient {
         continuation.yield(.failed(syncError, retryingIn: delay))
     }
 
+    /// Reports `event` on ``events``.
+    func reportEvent(_ event: SyncEvent) {
+        continuation.yield(event)
+    }
+
     private func recovered(_ what: String) {
         logger.info("Swidux sync: \(what) works again")
         continuation.yield(.recovered)
@@ -341,7 +353,7 @@ public actor SyncClient {
 
     // MARK: - Steps
 
-    private func declareTables() async throws {
+    func declareTables() async throws {
         guard !tablesDeclared else { return }
         let body = try JSONEncoder().encode(TablesRequest(tables: engine.tables.map(\.name)))
         _ = try await transport.send("PUT", SyncProtocol.tablesPath, body: body)
@@ -438,85 +450,11 @@ public actor SyncClient {
         }
     }
 
+    /// Other spaces this client's long polls also watch, and what to do when one ends.
+    var watch: SyncWatch?
+
     /// Versions only this client's pushes wrote, not pulled past yet: pulls skip them.
-    private var ownVersions = OwnVersions()
-
-    /// Pulls pages until the server has no more (the first one waiting up to `wait`
-    /// seconds for a change); returns the rows applied. A page whose request overlapped a
-    /// push is discarded and pulled again: skipping rows with a local change is only right
-    /// when the server produced the page before any of those changes reached it.
-    func pull(wait: Int) async throws -> Int {
-        try await pulling.withLock { try await pullPages(wait: wait) }
-    }
-
-    /// Performs what a ``PullStateMachine`` asks for until the server has no more (holding
-    /// `pulling`; `exclusive` only to read the cursor and to write a page).
-    private func pullPages(wait: Int) async throws -> Int {
-        var pull = PullStateMachine(wait: wait, pageSize: pageSize)
-        // The next page, asked for while this one is written (a first pull waited for each
-        // page's request after writing the one before); `pull` says when it fits.
-        var ahead: Task<PullResponse, any Error>?
-        defer { ahead?.cancel() }
-        while !Task.isCancelled {
-            let request = try await exclusive.withLock {
-                let cursor = try local { try engine.cursor() }
-                return pull.nextRequest(cursor: cursor, ticket: machine.pageRequested(), ownVersions: &ownVersions)
-            }
-            let page: PullResponse
-            switch request {
-            case .usePrefetched:
-                guard let prefetched = ahead else { preconditionFailure("no page was asked for ahead") }
-                ahead = nil
-                page = try await prefetched.value
-            case .request(let after, let limit, let wait):
-                ahead?.cancel()
-                ahead = nil
-                page = try await pullPage(after: after, limit: limit, wait: wait)
-            }
-            let applied = try await exclusive.withLock { () throws -> Int in
-                let pushRound = machine.pageArrived(pull.inFlight)
-                let storedScope = page.scope == nil ? nil : try local { try engine.scope() }
-                switch pull.pageArrived(page, pushRound: pushRound, storedScope: storedScope, ownVersions: &ownVersions) {
-                case .discardPage:
-                    return 0
-                case .rebase(let stored, let server):
-                    logger.warning("Swidux sync: the server's scope changed (\(stored) → \(server)): syncing as for the first time")
-                    try local { try engine.rebase() }
-                    pullRebases += 1
-                    machine.scopeChanged()
-                    return 0
-                case .resetCursor(let cursor, let end):
-                    logger.warning("Swidux sync: the cursor \(cursor) is past the server's end \(end): pulling everything again")
-                    try local { try engine.resetCursor() }
-                    return 0
-                case .applyPage(let next, let prefetchAfter):
-                    if let after = prefetchAfter {
-                        let transport = transport, limit = pageSize
-                        ahead = Task.detached { try await Self.pullPage(transport, after: after, limit: limit, wait: 0) }
-                    }
-                    let result = try local { try engine.apply(page, cursor: next) }
-                    if let mark = page.conflicts { conflictMark = max(conflictMark, mark) }
-                    return result.applied
-                }
-            }
-            if case .finish(let total) = pull.pageDone(rows: applied) { return total }
-        }
-        return pull.appliedRows
-    }
-
-    private func pullPage(after cursor: Int64, limit: Int, wait: Int) async throws -> PullResponse {
-        try await Self.pullPage(transport, after: cursor, limit: limit, wait: wait)
-    }
-
-    /// `GET /v1/pull` after `cursor`.
-    private static func pullPage(_ transport: SyncTransport, after cursor: Int64, limit: Int, wait: Int) async throws -> PullResponse {
-        try await transport.send(
-            "GET", SyncProtocol.pullPath,
-            query: [URLQueryItem(name: "after", value: String(cursor)),
-                    URLQueryItem(name: "limit", value: String(limit)),
-                    URLQueryItem(name: "wait", value: String(wait))],
-            timeout: TimeInterval(wait + 30), reading: WireReader.pullResponse)
-    }
+    var ownVersions = OwnVersions()
 
     func local<T>(_ body: () throws -> T) throws -> T {
         do {

@@ -52,14 +52,12 @@ public actor SyncSpaces {
     /// Requests that name no space: the list of spaces, their members.
     private let transport: SyncTransport
     private var running = false
+    /// The clients syncing continuously, by space ("" for the personal one): each forwards its events.
     private var tasks: [String: Task<Void, Never>] = [:]
-    private var refreshLoop: Task<Void, Never>?
+    /// Whether the shared spaces are being pulled after a long poll ended.
+    private var polling = false
     /// The unique renamers given, set on every space's client.
     private let renamers = LockedValue<[String: SyncUniqueRenamer]>([:])
-
-    /// How often continuous sync asks the server again for the user's spaces (a space shared
-    /// with them, or one they were removed from).
-    public static let refreshInterval: Duration = .seconds(10)
 
     /// The spaces of `token`'s user on `server`, for `tables` of `database` (see
     /// ``SyncClient/init(database:server:token:tables:space:pageSize:trustedCertificates:retry:logger:)``).
@@ -240,9 +238,12 @@ public actor SyncSpaces {
         return total
     }
 
-    /// Syncs every space continuously (``SyncClient/start()``) until ``stop()``, and asks for
-    /// the user's spaces every ``refreshInterval``: a space shared with them starts syncing, one
-    /// they were removed from stops.
+    /// Syncs every space continuously until ``stop()``, with one long poll: each space's
+    /// local changes are pushed as they are made (``SyncClient/start()``), and the personal
+    /// space's long poll also watches the shared spaces, at the cursor each holds. When it
+    /// ends — a change in any of them, or in the user's spaces — the list of spaces is read
+    /// again (a space shared with the user starts syncing, one they were removed from stops)
+    /// and the shared spaces are pulled.
     ///
     /// ```swift
     /// await spaces.start()
@@ -250,18 +251,38 @@ public actor SyncSpaces {
     public func start() async {
         guard !running else { return }
         running = true
+        await personal.setWatch(SyncWatch(items: { [weak self] in await self?.watchItems() ?? [] },
+                                          polled: { [weak self] in await self?.polled() }))
         forward(personal, as: "")
         await personal.start()
-        // The spaces known from before sync at once, offline too.
+        // The spaces known from before push at once, offline too.
         let known = (try? Self.spaces(in: database)) ?? []
         for space in known where space.role != nil { await startClient(space.name) }
-        refreshLoop = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await self?.refresh() } catch { await self?.refreshFailed(error) }
-                try? await Task.sleep(for: Self.refreshInterval)
-            }
+    }
+
+    /// The personal space's long poll ended: the spaces again, then every shared one's news.
+    private func polled() async {
+        guard running, !polling else { return }
+        polling = true
+        defer { polling = false }
+        do { try await refresh() } catch { logger.debug("Swidux sync: the list of spaces could not be read: \(error)") }
+        for space in tasks.keys.sorted() where !space.isEmpty {
+            guard running, let client = shared[space] else { continue }
+            await client.pullOnce()
         }
     }
+
+    /// The shared spaces syncing, each with the cursor its client holds, as the long poll's
+    /// query items (`watch=<cursor>:<space>`), at most ``maxWatched``.
+    private func watchItems() -> [URLQueryItem] {
+        tasks.keys.sorted().filter { !$0.isEmpty }.prefix(Self.maxWatched).compactMap { space in
+            guard let cursor = try? shared[space]?.storedCursor() else { return nil }
+            return URLQueryItem(name: "watch", value: "\(cursor):\(space)")
+        }
+    }
+
+    /// The most spaces one long poll watches (the server's bound).
+    static let maxWatched = 100
 
     /// Stops every space's continuous sync.
     ///
@@ -270,8 +291,7 @@ public actor SyncSpaces {
     /// ```
     public func stop() async {
         running = false
-        refreshLoop?.cancel()
-        refreshLoop = nil
+        await personal.setWatch(nil)
         await personal.stop()
         for client in shared.values { await client.stop() }
         for task in tasks.values { task.cancel() }
@@ -304,17 +324,14 @@ public actor SyncSpaces {
     private func startClient(_ space: String) async {
         guard tasks[space] == nil, let client = try? client(for: space) else { return }
         forward(client, as: space)
-        await client.start()
+        // Pulled when the personal space's long poll says so.
+        await client.start(pulling: false)
     }
 
     /// Passes `client`'s events on.
     private func forward(_ client: SyncClient, as key: String) {
         let continuation = self.continuation
         tasks[key] = Task { for await event in client.events { continuation.yield(event) } }
-    }
-
-    private func refreshFailed(_ error: any Error) {
-        logger.debug("Swidux sync: the list of spaces could not be read: \(error)")
     }
 
     private func local<T>(_ body: () throws -> T) throws -> T {
