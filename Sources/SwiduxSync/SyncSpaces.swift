@@ -25,7 +25,7 @@ import SwiduxSyncWire
 ///
 /// A member whose role is reader reads only: the server refuses their changes, which come
 /// back as refusals (``SyncClient/conflicts()``) while their rows return to the server's. A
-/// user removed from a space keeps its rows on the device: ``spaces()`` lists it with no
+/// user removed from a space keeps its rows on the device: ``spaces(in:)`` lists it with no
 /// role, and its client no longer syncs.
 public actor SyncSpaces {
     /// What every space's continuous sync reports (``SyncClient/events``), merged.
