@@ -16,7 +16,7 @@ struct TodosSharingTests {
     }
 
     /// A server that takes HS256 JWTs of audience `todos`, and a token maker.
-    static func server(in directory: URL) async throws -> (ServerProcess, (String) -> String) {
+    static func server(in directory: URL) async throws -> (ServerProcess, (String) -> String, postgres: String) {
         let secret = SymmetricKey(size: .bits256)
         let keys = directory.appendingPathComponent("keys.json")
         let k = TodosJWTTests.base64URL(secret.withUnsafeBytes { Data($0) })
@@ -24,14 +24,14 @@ struct TodosSharingTests {
         let postgres = try await PostgresCluster.shared().createDatabase()
         let server = try await ServerProcess.start(postgres: postgres, arguments: ["--jwt-keys", keys.path, "--jwt-audience", "todos"])
         let hour = Int(Date().timeIntervalSince1970) + 3600
-        return (server, { TodosJWTTests.token($0, secret: secret, expiry: hour) })
+        return (server, { TodosJWTTests.token($0, secret: secret, expiry: hour) }, postgres)
     }
 
     @Test("alice shares a list with bob: both edit it, her second device gets it once, her other lists stay hers", .timeLimit(.minutes(3)))
     func writerSharesBothWays() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, token) = try await Self.server(in: directory)
+        let (server, token, postgres) = try await Self.server(in: directory)
         defer { Task { await server.stop() } }
         let (alice, bob) = (token("alice"), token("bob"))
         let phone = directory.appendingPathComponent("alice-phone.sqlite").path
@@ -91,7 +91,7 @@ struct TodosSharingTests {
     func readerAndRemovedMember() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, token) = try await Self.server(in: directory)
+        let (server, token, postgres) = try await Self.server(in: directory)
         defer { Task { await server.stop() } }
         let (alice, bob, carol) = (token("alice"), token("bob"), token("carol"))
         let path = { (name: String) in directory.appendingPathComponent("\(name).sqlite").path }
@@ -135,5 +135,42 @@ struct TodosSharingTests {
         // carol still gets the list's new items.
         try await run("sync", on: carols, as: carol)
         #expect(try await items(carols, as: carol).map(\.title).sorted() == ["butter", "milk"])
+    }
+
+    @Test("bob has a list of that name already: his items stay his, the shared ones join them, what he adds is shared; an opaque token cannot share", .timeLimit(.minutes(3)))
+    func sameNameOnBothSides() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (server, token, postgres) = try await Self.server(in: directory)
+        defer { Task { await server.stop() } }
+        let (alice, bob) = (token("alice"), token("bob"))
+        let path = { (name: String) in directory.appendingPathComponent("\(name).sqlite").path }
+        let (phone, bobs) = (path("alice"), path("bob"))
+        @discardableResult
+        func run(_ arguments: String..., on database: String, as user: String, succeeds: Bool = true) async throws -> (stdout: String, stderr: String) {
+            let result = try await TodosSyncTests.todos(arguments, database: database, server: server.url, token: user)
+            if succeeds { #expect(result.status == 0, "todos \(arguments): \(result.stderr)") } else { #expect(result.status != 0, "todos \(arguments) succeeded") }
+            return (result.stdout, result.stderr)
+        }
+        func titles(_ database: String, as user: String) async throws -> [String] {
+            let listed = try await run("list", "--json", "--list", "Groceries", on: database, as: user)
+            return try JSONDecoder().decode([Listed].self, from: Data(listed.stdout.utf8)).map(\.title).sorted()
+        }
+        try await run("add", "milk", "--list", "Groceries", on: phone, as: alice)
+        try await run("add", "apples", "--list", "Groceries", on: bobs, as: bob)
+        try await run("sync", on: bobs, as: bob)
+        try await run("share", "Groceries", "--with", "bob", on: phone, as: alice)
+        let synced = try await run("sync", on: bobs, as: bob)
+        #expect(!synced.stdout.contains("waiting"), "\(synced.stdout)")
+        #expect(try await titles(bobs, as: bob) == ["apples", "milk"])
+        try await run("add", "pears", "--list", "Groceries", on: bobs, as: bob)
+        try await run("sync", on: bobs, as: bob)
+        try await run("sync", on: phone, as: alice)
+        #expect(try await titles(phone, as: alice) == ["milk", "pears"], "bob's own item stays his")
+
+        // Sharing needs a user: an operator's opaque token is refused with the reason.
+        let opaque = try await ServerProcess.createToken(postgres: postgres, space: "ops")
+        let refused = try await run("share", "Groceries", "--with", "carol", on: phone, as: opaque, succeeds: false)
+        #expect(refused.stderr.contains("JWT") || refused.stderr.contains("opaque"), "\(refused.stderr)")
     }
 }
