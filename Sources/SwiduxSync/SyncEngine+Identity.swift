@@ -124,10 +124,12 @@ extension SyncEngine {
             try db.execute(sql: "DELETE FROM \(schema.version)")
             try db.execute(sql: "DELETE FROM \(schema.parked)")
             try db.execute(sql: "DELETE FROM \(schema.pending)")
+            // Only this space's rows: the others are their own spaces' to push.
             for table in self.tables {
+                guard let here = schema.rowsHere(of: table) else { continue }
                 try db.execute(sql: """
                     INSERT INTO \(schema.outbox) (tbl, rid, op)
-                    SELECT ?, \(table.idColumn.sqlIdentifier), 'I' FROM \(table.name.sqlIdentifier) ORDER BY rowid
+                    SELECT ?, \(table.idColumn.sqlIdentifier), 'I' FROM \(table.name.sqlIdentifier) WHERE \(here) ORDER BY rowid
                     """, arguments: [table.name])
             }
         }

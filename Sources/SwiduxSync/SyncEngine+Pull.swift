@@ -107,8 +107,9 @@ extension SyncEngine {
                     continue
                 }
                 if row.deleted, try !self.appliesDeletion(of: key, table: table, db) {
-                    // The row moved to another space: this space's deletion is that move's.
-                    try versions.record(key, row.version, db)
+                    // The row moved to another space: this space's deletion is that move's, and
+                    // the row is this space's no more (its later changes are not pushed here).
+                    try self.forgetVersion(of: key, db)
                     continue
                 }
                 if anyOutbox || row.deleted {

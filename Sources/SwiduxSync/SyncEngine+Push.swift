@@ -220,7 +220,14 @@ extension SyncEngine {
                 if leaves {
                     kind = .delete
                 } else if try rows.writeColumns(of: key, table: table, into: &change, only: changedColumns, db) {
-                    if kind == .delete { kind = .insert }
+                    if kind == .delete {
+                        kind = .insert
+                    } else if kind == .update, self.space != nil || table.spaceColumn != nil, (entry[4] as Int64?) == nil {
+                        // A row this space knows no version of moved in (or back, after it left
+                        // as a deletion): the space has no live row to update, and an update
+                        // without a base is refused over a tombstone.
+                        kind = .insert
+                    }
                 } else {
                     kind = .delete
                 }
@@ -429,7 +436,15 @@ extension SyncEngine {
                     refusedKeys.append(key)
                     if let reason = change.reason { try self.listRefusal(change, reason: reason, db) }
                 }
-                try versions.record(key, change.current.version, db)
+                if change.current.deleted, let table = self.table(named: change.table), table.spaceColumn != nil, try self.holds(key, table: table, db) {
+                    // The row left this space as a deletion and is still here: it names another
+                    // space now, and this space knows it no more (its later changes are not
+                    // pushed here again); or it came back while the deletion was in flight,
+                    // and the space's tombstone gets it whole again, as an insertion.
+                    try self.forgetVersion(of: key, db)
+                } else {
+                    try versions.record(key, change.current.version, db)
+                }
             }
             try versions.flush(db)
             // An update the server merged into a row that changed since the update's base

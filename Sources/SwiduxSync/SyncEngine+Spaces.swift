@@ -20,4 +20,16 @@ extension SyncEngine {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return true }
         return row[0] as String? == space
     }
+
+    /// Whether the file holds the row `key`, in any space.
+    func holds(_ key: RowKey, table: SyncTable, _ db: Database) throws -> Bool {
+        let sql = "SELECT 1 FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
+        return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) ?? false
+    }
+
+    /// Forgets this space's version of `key`: the row left the space (its tombstone there is
+    /// final), and a move back is pushed as an insertion.
+    func forgetVersion(of key: RowKey, _ db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(schema.version) WHERE tbl = ? AND rid = ?").execute(arguments: [key.table, key.id])
+    }
 }

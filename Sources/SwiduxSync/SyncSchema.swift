@@ -45,8 +45,9 @@ import SwiduxSQLite
 /// One space's engine keeps its own outbox, state, tables, versions, pending mutations and
 /// parked rows: those of the token's own space have the names above, another space's the same
 /// names followed by its suffix (`_s1`, `_s2`, … recorded in `swidux_sync_space`,
-/// ``SyncSpaceRegistry``). Every engine's outbox is fed every change; each pushes only its
-/// space's rows. The set-aside rows and the conflicts are the file's, one table each.
+/// ``SyncSpaceRegistry``). Each engine's outbox is fed the changes of the rows in its space
+/// and of those it knows (``feed(_:)``); each pushes only its space's rows, and a row that
+/// left the space as a deletion. The set-aside rows and the conflicts are the file's, one table each.
 struct SyncSchema: Sendable {
     /// What follows the table names of this space's state: empty for the token's own space.
     let suffix: String
@@ -121,7 +122,9 @@ struct SyncSchema: Sendable {
         // making the index is a schema change, which makes stores following the file read
         // it whole.
         var known = Set(try String.fetchAll(db, sql: "SELECT tbl FROM \(knownTables)"))
-        if try tables.contains(where: { table in
+        // Not where tables name their rows' spaces: the feed looks a deleted row's entries up
+        // (``feed(_:)``), which without the index reads the whole outbox.
+        if !tables.contains(where: { $0.spaceColumn != nil }), try tables.contains(where: { table in
             try !known.contains(table.name) && db.tableExists(table.name) && Self.hasRows(table.name.sqlIdentifier, db)
         }) {
             try db.execute(sql: "DROP INDEX IF EXISTS \(outboxIndexName)")
@@ -149,15 +152,11 @@ struct SyncSchema: Sendable {
             let quoted = table.name.sqlIdentifier
             let id = table.idColumn.sqlIdentifier
             if known.insert(table.name).inserted {
-                // First sync of this table in this file: every existing row is an insert — for
-                // a shared space's engine, every row in that space.
-                if let space {
-                    if let column = table.spaceColumn {
-                        try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) WHERE \(column.sqlIdentifier) = ? ORDER BY rowid",
-                                       arguments: [table.name, space])
-                    }
-                } else {
-                    try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) ORDER BY rowid",
+                // First sync of this table in this file: every existing row of this space is an
+                // insert (the rows of other spaces are theirs to push, and would only be counted
+                // as pending here).
+                if let here = rowsHere(of: table) {
+                    try db.execute(sql: "INSERT INTO \(outbox) (tbl, rid, op) SELECT ?, \(id), 'I' FROM \(quoted) WHERE \(here) ORDER BY rowid",
                                    arguments: [table.name])
                 }
                 try db.execute(sql: "INSERT INTO \(knownTables) (tbl) VALUES (?)", arguments: [table.name])
@@ -180,12 +179,15 @@ struct SyncSchema: Sendable {
     /// A shared space's engine is fed only the entries of tables that name a row's space
     /// (``SyncTable/spaceColumn``): a row of another table is always in the token's own space.
     ///
-    /// Where tables name their rows' spaces, an engine is fed a row's insertion or update only
-    /// when the row is in its space or was (its version is recorded: the row moved out, which
-    /// this space pushes as a deletion), and every deletion; the push looks again
+    /// Where tables name their rows' spaces, an engine is fed a row's insertion or update
+    /// when the row is in its space, and any change of a row it knows: one whose version is
+    /// recorded (the row moved out, which this space pushes as a deletion) or that is queued
+    /// (inserted here and not acknowledged yet). A deletion is fed only to the engines that
+    /// know the row (the row is gone: its space cannot be read), so that another space's
+    /// engine does not count it as pending. The push looks again
     /// (``SyncEngine/isHere(_:table:_:)``).
     func feed(_ tables: [SyncTable]) -> String {
-        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        let literal = Self.literal
         let spaced = tables.filter { $0.spaceColumn != nil }
         var only = ""
         if space != nil {
@@ -197,8 +199,9 @@ struct SyncSchema: Sendable {
             }
             only += """
 
-                    AND (NEW.op = 'D' OR (CASE NEW.tbl \(cases.joined(separator: " ")) ELSE NULL END) \(space.map { "= " + literal($0) } ?? "IS NULL")
-                         OR EXISTS (SELECT 1 FROM \(version) WHERE tbl = NEW.tbl AND rid = NEW.rid))
+                    AND ((NEW.op <> 'D' AND (CASE NEW.tbl \(cases.joined(separator: " ")) ELSE NULL END) \(space.map { "= " + literal($0) } ?? "IS NULL"))
+                         OR EXISTS (SELECT 1 FROM \(version) WHERE tbl = NEW.tbl AND rid = NEW.rid)
+                         OR EXISTS (SELECT 1 FROM \(outbox) WHERE tbl = NEW.tbl AND rid = NEW.rid))
             """
         }
         // SQLite keeps a trigger's text without `IF NOT EXISTS`: this text is compared with it.
@@ -210,6 +213,16 @@ struct SyncSchema: Sendable {
         END
         """
     }
+
+    /// The SQL condition that selects the rows of `table` in this space, `nil` when none can
+    /// be (a shared space's, of a table that names no space: its rows are the token's own).
+    func rowsHere(of table: SyncTable) -> String? {
+        guard let column = table.spaceColumn else { return space == nil ? "1" : nil }
+        return column.sqlIdentifier + (space.map { " = " + Self.literal($0) } ?? " IS NULL")
+    }
+
+    /// `text` as an SQL string literal.
+    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     /// The columns of `table` but its id, in the table's order.
     static func columns(of table: SyncTable, _ db: Database) throws -> [String] {
