@@ -48,6 +48,10 @@ public enum SyncProtocol {
     /// ```
     public static let watchParameter = "watch"
     /// The most ``watchParameter`` items one pull may carry; more are answered 400.
+    ///
+    /// ```swift
+    /// let watched = followed.prefix(SyncProtocol.maxWatchedSpaces)   // the rest: plain pulls
+    /// ```
     public static let maxWatchedSpaces = 100
 
     /// One ``watchParameter`` item: `<cursor>:<space name>` (the cursor a decimal integer

@@ -200,7 +200,8 @@ struct Routes: Sendable {
         // generation, since a commit it lacks wakes it.
         var page = try await readPage(space: space, after: after, limit: cut, tables: tables, generation: seen, reuse: wait > 0)
         // The watched spaces: the poll answers its page as soon as one of them has news.
-        var (watched, watchedSeen, news) = wait > 0 ? try await watching(items, caller: caller) : (WatchedSpaces(), [:], false)
+        var (watched, watchedSeen, news) = wait > 0 && page.count == 0
+            ? try await watching(items, caller: caller) : (WatchedSpaces(), [:], false)
         var checked = ContinuousClock.now
         // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
         // checks its token again after every wake and at least every `recheckInterval`.
