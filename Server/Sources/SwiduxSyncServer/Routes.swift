@@ -240,7 +240,7 @@ struct Routes: Sendable {
             // less than `recheckInterval` ago, and the page has not moved.
             let previous = seen
             seen = await notifier.generation(of: space)
-            if seen == previous, ContinuousClock.now - checked < Self.recheckInterval { continue }
+            if !watched.isEmpty, seen == previous, ContinuousClock.now - checked < Self.recheckInterval { continue }
             checked = ContinuousClock.now
             let logger = self.logger, database = self.database
             let current = try await tokenChecks.value(for: TokenKey(token: key, generation: seen)) {
