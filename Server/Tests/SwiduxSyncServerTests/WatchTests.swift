@@ -48,7 +48,7 @@ struct WatchTests {
         }
     }
 
-    @Test("a watched space already past its cursor answers at once; a space name may hold colons; a shared space's poll may watch too",
+    @Test("a watched space already past its cursor answers at once, a reader's too; a space name may hold colons; a shared space's poll may watch too",
           .timeLimit(.minutes(2)))
     func oldCursorAnswersAtOnce() async throws {
         try await SpacesTests.withUsers { server, user in
@@ -56,9 +56,15 @@ struct WatchTests {
             let team = try await Self.share("team:2026", by: alice, with: ["bob"])
             try await team.push([todo("1")])
             _ = try await Self.share("family", by: alice, with: ["bob"])
+            // A reader's watch counts as any member's.
+            let club = try await Self.share("club", by: alice)
+            try await club.push([todo("1")])
+            let reader = try await alice.raw("POST", SyncProtocol.membersPath(of: "club"), body: Data(#"{"user":"bob","role":"reader"}"#.utf8))
+            #expect(reader.status == 204, "\(reader.error ?? "")")
             let cursor = try await bob.pull().cursor
             let polls = [
                 Self.poll(after: cursor, wait: 20, watching: [SyncProtocol.watchItem(space: "team:2026", cursor: 0)]),
+                Self.poll(after: cursor, wait: 20, watching: ["0:family", "0:club"]),
                 Self.poll(after: cursor, wait: 20, watching: ["0:nowhere", "0:family", "0:team:2026"]),
             ]
             for query in polls {
