@@ -273,16 +273,14 @@ public actor SyncSpaces {
     }
 
     /// The shared spaces syncing, each with the cursor its client holds, as the long poll's
-    /// query items (`watch=<cursor>:<space>`), at most ``maxWatched``.
+    /// query items (`watch=<cursor>:<space>`), at most `SyncProtocol.maxWatchedSpaces` (the
+    /// others are pulled each time the poll ends).
     private func watchItems() -> [URLQueryItem] {
-        tasks.keys.sorted().filter { !$0.isEmpty }.prefix(Self.maxWatched).compactMap { space in
+        tasks.keys.sorted().filter { !$0.isEmpty }.prefix(SyncProtocol.maxWatchedSpaces).compactMap { space in
             guard let cursor = try? shared[space]?.storedCursor() else { return nil }
-            return URLQueryItem(name: "watch", value: "\(cursor):\(space)")
+            return URLQueryItem(name: SyncProtocol.watchParameter, value: SyncProtocol.watchItem(space: space, cursor: cursor))
         }
     }
-
-    /// The most spaces one long poll watches (the server's bound).
-    static let maxWatched = 100
 
     /// Stops every space's continuous sync.
     ///

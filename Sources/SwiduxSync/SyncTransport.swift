@@ -26,6 +26,9 @@ struct SyncTransport: Sendable {
         exchange = HTTPExchange(server: server, trusting: certificates)
     }
 
+    /// RFC 3986's unreserved characters: what a query value holds unescaped.
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     /// Sends one request; the answer's body when the status is 2xx. `path` is percent-encoded
     /// already (a space's name in a members path may hold any character).
     func send(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, timeout: TimeInterval = 30) async throws -> Data {
@@ -35,7 +38,11 @@ struct SyncTransport: Sendable {
         var query = query
         if let space { query.append(URLQueryItem(name: "space", value: space)) }
         if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            components.queryItems = query
+            // Every character but the unreserved ones escaped: `queryItems` leaves `&`, `=` and
+            // `+` as they are, and a space's name may hold them.
+            components.percentEncodedQueryItems = query.map {
+                URLQueryItem(name: $0.name, value: $0.value?.addingPercentEncoding(withAllowedCharacters: Self.unreserved))
+            }
             url = components.url ?? url
         }
         var headers = [("Authorization", "Bearer \(token)")]

@@ -46,6 +46,8 @@ struct SharedSpacesContinuousTests {
         let bobDB = try SwiduxDatabase(path: directory.appendingPathComponent("bob.sqlite").path, migrations: Self.migrations)
         let alice = try SyncSpaces(database: aliceDB, server: server.url, token: token("alice"), tables: Self.tables)
         let bob = try SyncSpaces(database: bobDB, server: server.url, token: token("bob"), tables: Self.tables)
+        // A name with the characters a query or a path would take for their own.
+        let family = "family & friends+1=ok/ü?#%"
         await bob.start()
 
         try await aliceDB.writer.write { db in
@@ -53,30 +55,30 @@ struct SharedSpacesContinuousTests {
             try db.execute(sql: "INSERT INTO item (id, listId, title) VALUES ('m', 'l', 'milk')")
         }
         try await alice.sync()
-        try await alice.createSpace("family")
-        try await alice.addMember("bob", role: .writer, to: "family")
+        try await alice.createSpace(family)
+        try await alice.addMember("bob", role: .writer, to: family)
         try await aliceDB.writer.write { db in
-            try db.execute(sql: "UPDATE list SET space = 'family' WHERE id = 'l'")
-            try db.execute(sql: "UPDATE item SET space = 'family' WHERE listId = 'l'")
+            try db.execute(sql: "UPDATE list SET space = ? WHERE id = 'l'", arguments: [family])
+            try db.execute(sql: "UPDATE item SET space = ? WHERE listId = 'l'", arguments: [family])
         }
         try await alice.sync()
-        #expect(try await eventually(40) { try await titles(bobDB, space: "family") == ["milk"] }, "the shared space reached bob's running device")
+        #expect(try await eventually(40) { try await titles(bobDB, space: family) == ["milk"] }, "the shared space reached bob's running device")
 
-        try await aliceDB.writer.write { db in try db.execute(sql: "INSERT INTO item (id, listId, title, space) VALUES ('e', 'l', 'eggs', 'family')") }
+        try await aliceDB.writer.write { db in try db.execute(sql: "INSERT INTO item (id, listId, title, space) VALUES ('e', 'l', 'eggs', ?)", arguments: [family]) }
         try await alice.sync()
-        #expect(try await eventually(40) { try await titles(bobDB, space: "family") == ["eggs", "milk"] }, "alice's news arrived")
+        #expect(try await eventually(40) { try await titles(bobDB, space: family) == ["eggs", "milk"] }, "alice's news arrived")
 
-        try await bobDB.writer.write { db in try db.execute(sql: "INSERT INTO item (id, listId, title, space) VALUES ('b', 'l', 'bread', 'family')") }
+        try await bobDB.writer.write { db in try db.execute(sql: "INSERT INTO item (id, listId, title, space) VALUES ('b', 'l', 'bread', ?)", arguments: [family]) }
         #expect(try await eventually(40) {
             try await alice.sync()
-            return try await titles(aliceDB, space: "family") == ["bread", "eggs", "milk"]
+            return try await titles(aliceDB, space: family) == ["bread", "eggs", "milk"]
         }, "bob's edit was pushed without a sync call")
 
-        try await alice.removeMember("bob", from: "family")
+        try await alice.removeMember("bob", from: family)
         #expect(try await eventually(40) {
-            try SyncSpaces.spaces(in: bobDB).contains { $0.name == "family" && $0.role == nil }
+            try SyncSpaces.spaces(in: bobDB).contains { $0.name == family && $0.role == nil }
         }, "the removal reached bob's running device")
-        #expect(try await titles(bobDB, space: "family") == ["bread", "eggs", "milk"], "bob keeps what he had")
+        #expect(try await titles(bobDB, space: family) == ["bread", "eggs", "milk"], "bob keeps what he had")
         await bob.stop()
     }
 }
