@@ -40,7 +40,7 @@ struct SharedSpacesContinuousTests {
     func runningDevice() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, token, _) = try await TodosSharingTests.server(in: directory)
+        let (server, token, _, _) = try await TodosJWTTests.server(in: directory)
         defer { Task { await server.stop() } }
         let aliceDB = try SwiduxDatabase(path: directory.appendingPathComponent("alice.sqlite").path, migrations: Self.migrations)
         let bobDB = try SwiduxDatabase(path: directory.appendingPathComponent("bob.sqlite").path, migrations: Self.migrations)

@@ -20,19 +20,26 @@ struct TodosJWTTests {
         return input + "." + base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: secret)))
     }
 
+    /// A server that takes HS256 JWTs of audience `todos` (its key in a JWKS file in
+    /// `directory`), a maker of tokens valid for an hour, its database, and the secret.
+    static func server(in directory: URL) async throws -> (ServerProcess, (String) -> String, postgres: String, secret: SymmetricKey) {
+        let secret = SymmetricKey(size: .bits256)
+        let keys = directory.appendingPathComponent("keys.json")
+        let k = base64URL(secret.withUnsafeBytes { Data($0) })
+        try Data(#"{"keys":[{"kty":"oct","kid":"app","alg":"HS256","k":"\#(k)"}]}"#.utf8).write(to: keys)
+        let postgres = try await PostgresCluster.shared().createDatabase()
+        let server = try await ServerProcess.start(postgres: postgres, arguments: ["--jwt-keys", keys.path, "--jwt-audience", "todos"])
+        let hour = Int(Date().timeIntervalSince1970) + 3600
+        return (server, { token($0, secret: secret, expiry: hour) }, postgres, secret)
+    }
+
     @Test("alice's two devices sync through her personal space; bob's sees nothing of it; an expired token is told", .timeLimit(.minutes(3)))
     func twoUsers() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let secret = SymmetricKey(size: .bits256)
-        let keys = directory.appendingPathComponent("keys.json")
-        let k = Self.base64URL(secret.withUnsafeBytes { Data($0) })
-        try Data(#"{"keys":[{"kty":"oct","kid":"app","alg":"HS256","k":"\#(k)"}]}"#.utf8).write(to: keys)
-        let postgres = try await PostgresCluster.shared().createDatabase()
-        let server = try await ServerProcess.start(postgres: postgres, arguments: ["--jwt-keys", keys.path, "--jwt-audience", "todos"])
+        let (server, token, _, secret) = try await Self.server(in: directory)
         defer { Task { await server.stop() } }
-        let hour = Int(Date().timeIntervalSince1970) + 3600
-        let alice = Self.token("alice", secret: secret, expiry: hour), bob = Self.token("bob", secret: secret, expiry: hour)
+        let alice = token("alice"), bob = token("bob")
         let (phone, laptop, other) = ["phone", "laptop", "bob"].map { directory.appendingPathComponent("\($0).sqlite").path }
             .splat()
         func run(_ arguments: String..., on database: String, token: String) async throws -> (status: Int32, stdout: String, stderr: String) {
