@@ -38,6 +38,7 @@ extension SyncEngine {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             try schema.ensureOutboxIndex(db)
             let mark = try schema.lastOutboxSequence(db)
+            let otherMarks = try self.otherOutboxes(db)
             let journalMark = try ChangeJournal.lastSequence(db)
             var result = PageResult()
             var rows = RowWriter()
@@ -112,6 +113,13 @@ extension SyncEngine {
                     try self.forgetVersion(of: key, db)
                     continue
                 }
+                if !row.deleted, !otherMarks.isEmpty, table.spaceColumn != nil, try self.isNewerElsewhere(key, table: table, than: row.version, db) {
+                    // The row moved here from this space, after this version (versions come from
+                    // one sequence for every space): this space's deletion of it is still to come.
+                    try self.forgetVersion(of: key, db)
+                    result.skipped += 1
+                    continue
+                }
                 if anyOutbox || row.deleted {
                     try writeBatch()
                     try write(row, key, table)
@@ -153,7 +161,10 @@ extension SyncEngine {
             result.parked += resolved.parked
             result.applied -= resolved.parked + resolved.orphaned.count
             // An orphan's deletion is pushed (its insertion and deletion fold into a delete).
-            try self.removeEcho(of: resolved.orphaned.isEmpty ? order : order.filter { !resolved.orphaned.contains($0) }, after: mark, db)
+            let echoed = resolved.orphaned.isEmpty ? order : order.filter { !resolved.orphaned.contains($0) }
+            try self.removeEcho(of: echoed, after: mark, db)
+            // The other spaces' engines were fed the same writes (a row they know): not theirs either.
+            for other in otherMarks { try self.removeEcho(of: echoed, after: other.mark, outbox: other.outbox, db) }
             // Renames of rows a unique index refused: pushed like edits, so queued after the echo is gone.
             if !clashes.renamed.isEmpty {
                 try clashes.finish(clientID: String.fromDatabaseValue(try schema.value("clientID", db)) ?? "", outbox: schema.outbox, db)
@@ -252,13 +263,15 @@ extension SyncEngine {
         return current != 0
     }
 
-    /// Deletes the outbox entries written after `mark` for exactly `keys`.
-    func removeEcho(of keys: [RowKey], after mark: Int64, _ db: Database) throws {
+    /// Deletes the outbox entries written after `mark` for exactly `keys` (in `outbox`: this
+    /// space's unless given).
+    func removeEcho(of keys: [RowKey], after mark: Int64, outbox: String? = nil, _ db: Database) throws {
         guard !keys.isEmpty else { return }
+        let outbox = outbox ?? schema.outbox
         // Usually every entry after `mark` is one of `keys`: one statement deletes them all.
         let wanted = Set(keys)
         var others = false
-        let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(schema.outbox) WHERE seq > ?", arguments: [mark])
+        let entries = try Row.fetchCursor(db, sql: "SELECT tbl, rid FROM \(outbox) WHERE seq > ?", arguments: [mark])
         while let entry = try entries.next() {
             if !wanted.contains(RowKey(table: entry[0], id: entry[1])) {
                 others = true
@@ -266,10 +279,10 @@ extension SyncEngine {
             }
         }
         if !others {
-            try db.execute(sql: "DELETE FROM \(schema.outbox) WHERE seq > ?", arguments: [mark])
+            try db.execute(sql: "DELETE FROM \(outbox) WHERE seq > ?", arguments: [mark])
             return
         }
-        let delete = try db.cachedStatement(sql: "DELETE FROM \(schema.outbox) WHERE seq > ? AND tbl = ? AND rid = ?")
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(outbox) WHERE seq > ? AND tbl = ? AND rid = ?")
         for key in keys { try delete.execute(arguments: [mark, key.table, key.id]) }
     }
 }

@@ -382,6 +382,7 @@ extension SyncEngine {
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             var result = Acknowledgement()
             let mark = try schema.lastOutboxSequence(db)
+            let otherMarks = try self.otherOutboxes(db)
             let journalMark = try ChangeJournal.lastSequence(db)
             var expected = 0
             let acknowledged = response.acknowledged.map(Set.init)
@@ -430,6 +431,9 @@ extension SyncEngine {
                     refusedKeys.append(key)
                     if let reason = change.reason { try self.listRefusal(change, reason: reason, db) }
                 }
+                if change.applied, !change.current.deleted, !otherMarks.isEmpty, let table = self.table(named: change.table), table.spaceColumn != nil {
+                    try self.requeueIfMovedAway(key, table: table, db)
+                }
                 if change.current.deleted, let table = self.table(named: change.table), table.spaceColumn != nil, try self.holds(key, table: table, db) {
                     // The row left this space as a deletion and is still here: it names another
                     // space now, and this space knows it no more (its later changes are not
@@ -455,6 +459,7 @@ extension SyncEngine {
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.
             _ = try self.resolveForeignKeys(touched: [:], db).parked
             try self.removeEcho(of: refusedKeys, after: mark, db)
+            for other in otherMarks { try self.removeEcho(of: refusedKeys, after: other.mark, outbox: other.outbox, db) }
             // The server's rows taken for refused changes: a following store sees a sync engine's change.
             if !refusedKeys.isEmpty || merged { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }
             if response.acknowledged == nil, response.results.count < expected {

@@ -32,4 +32,55 @@ extension SyncEngine {
     func forgetVersion(of key: RowKey, _ db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM \(schema.version) WHERE tbl = ? AND rid = ?").execute(arguments: [key.table, key.id])
     }
+
+    /// The outboxes of the file's other spaces, each with its last sequence: a row this engine
+    /// writes as the server has it is fed to those of the engines that know it too (a row
+    /// that moved between spaces), whose entries of it are then removed like this engine's own.
+    func otherOutboxes(_ db: Database) throws -> [(outbox: String, mark: Int64)] {
+        guard try db.tableExists(SyncSpaceRegistry.table) else { return [] }
+        var schemas = try Row.fetchAll(db, sql: "SELECT name, suffix FROM \(SyncSpaceRegistry.table)")
+            .map { SyncSchema(suffix: $0[1], space: $0[0]) }
+        schemas.append(.main)
+        return try schemas.filter { $0.outbox != schema.outbox }.compactMap { other in
+            try db.tableExists(other.outbox) ? (other.outbox, try other.lastOutboxSequence(db)) : nil
+        }
+    }
+
+    /// Whether the row `key` is here in another space, whose engine has a version of it
+    /// newer than `version`: a pulled version of this space older than the row's move out of
+    /// it (the other space's server had the row first), which must not take it back.
+    func isNewerElsewhere(_ key: RowKey, table: SyncTable, than version: Int64, _ db: Database) throws -> Bool {
+        guard let column = table.spaceColumn else { return false }
+        let sql = "SELECT \(column.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return false }
+        let named: String? = row[0]
+        guard named != space else { return false }
+        guard let other = try Self.schema(named, db), try db.tableExists(other.version) else { return false }
+        let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM \(other.version) WHERE tbl = ? AND rid = ?"),
+                                       arguments: [key.table, key.id])
+        return (known ?? 0) > version
+    }
+
+    /// After this space acknowledged a version of the row `key`: when the row moved to another
+    /// space while that version was in flight, that space's engine pushes it again (whole), so
+    /// that its version there is newer than this one (``isNewerElsewhere(_:table:than:_:)``:
+    /// other devices keep the row where it is now).
+    func requeueIfMovedAway(_ key: RowKey, table: SyncTable, _ db: Database) throws {
+        guard let column = table.spaceColumn else { return }
+        let sql = "SELECT \(column.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return }
+        let named: String? = row[0]
+        guard named != space, let other = try Self.schema(named, db), try db.tableExists(other.outbox) else { return }
+        try db.execute(sql: "INSERT INTO \(other.outbox) (tbl, rid, op) VALUES (?, ?, 'U')", arguments: [key.table, key.id])
+    }
+
+    /// The state tables' names of the space `name` (`nil`: the token's own), `nil` when the
+    /// file never synced it.
+    static func schema(_ name: String?, _ db: Database) throws -> SyncSchema? {
+        guard let name else { return .main }
+        guard try db.tableExists(SyncSpaceRegistry.table) else { return nil }
+        let suffix = try String.fetchOne(db.cachedStatement(sql: "SELECT suffix FROM \(SyncSpaceRegistry.table) WHERE name = ?"),
+                                         arguments: [name])
+        return suffix.map { SyncSchema(suffix: $0, space: name) }
+    }
 }

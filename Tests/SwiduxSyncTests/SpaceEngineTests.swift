@@ -121,6 +121,53 @@ struct SpaceEngineTests {
         #expect(try pushAndAcknowledge(shared).map(\.summary) == ["update folder f"])
     }
 
+    @Test("A pulled version older than the row's move out of its space does not take the row back")
+    func staleVersionOfMovedRow() throws {
+        let fixture = try SpaceFixture()
+        let main = try fixture.engine(), shared = try fixture.engine("S")
+        // Another device moved f from S to its own space: the insertion there (54) came first,
+        // S's deletion (82) is still to come, and S still lists f as it was (30).
+        _ = try main.apply(PullResponse(rows: [spacedFolderRow("f", "Moved", space: nil, version: 54)], cursor: 54, hasMore: false))
+        let stale = try shared.apply(PullResponse(rows: [spacedFolderRow("f", "Old", space: "S", version: 30)], cursor: 60, hasMore: false))
+        #expect(stale.skipped == 1)
+        _ = try shared.apply(PullResponse(rows: [tombstone("folder", "f", version: 82)], cursor: 82, hasMore: false))
+        #expect(try fixture.database.writer.read { db in try Row.fetchAll(db, sql: "SELECT name, space FROM folder") }
+                == [["name": "Moved", "space": nil as String?]])
+        #expect(try main.pendingCount() == 0)
+        #expect(try shared.pendingCount() == 0)
+    }
+
+    @Test("A row another space knows, written by a pull, is not queued by that space's engine")
+    func pulledWritesAreNoEchoElsewhere() throws {
+        let fixture = try SpaceFixture()
+        let main = try fixture.engine(), shared = try fixture.engine("S")
+        _ = try main.apply(PullResponse(rows: [spacedFolderRow("f", "Home", space: nil, version: 1)], cursor: 1, hasMore: false))
+        // S's outbox holds a change: its pull writes row by row, through the journal.
+        try fixture.addFolder("g", "Mine", space: "S")
+        _ = try shared.apply(PullResponse(rows: [spacedFolderRow("f", "Home", space: "S", version: 5)], cursor: 5, hasMore: false))
+        #expect(try fixture.outbox(of: main).isEmpty)
+        #expect(try fixture.outbox(of: shared) == ["folder g I"])
+    }
+
+    @Test("A row that moves while its push to the old space is in flight is pushed again to the new one, after it")
+    func moveWhileInFlight() throws {
+        let fixture = try SpaceFixture()
+        let main = try fixture.engine(), shared = try fixture.engine("S")
+        try fixture.addFolder("r", "Moving", space: "S")
+        let inFlight = try shared.preparePush()
+        try fixture.move(folder: "r", to: nil)
+        #expect(try pushAndAcknowledge(main, from: 77).map(\.summary) == ["insert folder r"])
+        let change = try #require(try inFlight.first?.decoded().changes.first)
+        _ = try shared.acknowledge(PushResponse(lastMutationID: inFlight[0].id, results: [SyncResult(
+            table: "folder", id: change.id, applied: true, current: SyncRow(table: "folder", id: change.id, version: 81, deleted: false))]),
+                                   sent: inFlight)
+        // The old space's version (81) is newer than the new one's (77): the new space gets the row again.
+        let again = try pushAndAcknowledge(main, from: 90)
+        #expect(again.map(\.summary) == ["update folder r"])
+        #expect(again.first?.columns?["space"] == .null)
+        #expect(try pushAndAcknowledge(shared, from: 95).map(\.summary) == ["delete folder r"])
+    }
+
     @Test("A space's first install on a file holding rows queues only that space's rows")
     func firstInstallQueuesOwnRows() throws {
         let fixture = try SpaceFixture()

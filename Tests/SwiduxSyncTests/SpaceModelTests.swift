@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SwiduxSQLite
 @testable import SwiduxSync
 import SwiduxSyncWire
 import Testing
@@ -27,7 +28,15 @@ struct SpaceModelTests {
     /// when there is none), a deletion removes it.
     struct ModelServer {
         var rows: [String: [String: [String: SyncValue]]] = [:]
+        /// Per space, each row's last change, as a pull reads it.
+        var log: [String: [String: SyncRow]] = [:]
         var version: Int64 = 0
+
+        /// Every change of `space` past `cursor`, in version order.
+        func page(_ space: String, after cursor: Int64) -> PullResponse {
+            let rows = log[space, default: [:]].values.filter { $0.version > cursor }.sorted { $0.version < $1.version }
+            return PullResponse(rows: rows, cursor: max(cursor, version), hasMore: false)
+        }
 
         mutating func answer(_ pending: [PendingMutation], space: String) throws -> PushResponse {
             var results: [SyncResult] = []
@@ -40,6 +49,8 @@ struct SpaceModelTests {
                     case .update: rows[space, default: [:]][id, default: [:]].merge(change.columns ?? [:]) { $1 }
                     case .delete: rows[space, default: [:]][id] = nil
                     }
+                    let stored = rows[space]?[id]
+                    log[space, default: [:]][id] = SyncRow(table: change.table, id: change.id, version: version, deleted: stored == nil, columns: stored)
                     // Applied as sent: the answer carries the version only, as the server's does.
                     results.append(SyncResult(table: change.table, id: change.id, applied: true, current: SyncRow(
                         table: change.table, id: change.id, version: version, deleted: rows[space]?[id] == nil)))
@@ -63,6 +74,12 @@ struct SpaceModelTests {
         }
         var server = ModelServer()
         var held: [[PendingMutation]] = Array(repeating: [], count: engines.count)
+        // Another device of the same user, which only pulls, each space at its own pace.
+        let follower = try SpaceFixture()
+        let following = try Self.spaces.map { try follower.engine($0, tables: tables) }
+        func pull(_ index: Int) throws {
+            _ = try following[index].apply(server.page(Self.name(of: Self.spaces[index]), after: following[index].cursor()))
+        }
         var ids: [String] = []
         func push(_ index: Int, hold: Bool) throws {
             if held[index].isEmpty {
@@ -90,6 +107,8 @@ struct SpaceModelTests {
             case 5:
                 guard let id = ids.randomElement(using: &random) else { continue }
                 try fixture.execute("DELETE FROM folder WHERE id = ?", [id])
+            case 6:
+                try pull(Int.random(in: 0..<following.count, using: &random))
             default:
                 try push(Int.random(in: 0..<engines.count, using: &random), hold: Bool.random(using: &random))
             }
@@ -109,6 +128,17 @@ struct SpaceModelTests {
             expected[Self.name(of: space), default: [:]][row["id"]] = [
                 "name": .text(row["name"]), "position": .integer(row["position"]), "space": space.map { .text($0) } ?? .null,
             ]
+        }
+        // The follower pulls every space, in any order: it ends with the same rows, once each,
+        // and nothing to push.
+        for index in following.indices.shuffled(using: &random) { try pull(index) }
+        let read = { (database: SwiduxDatabase) in
+            try database.writer.read { db in try Row.fetchAll(db, sql: "SELECT id, name, position, space FROM folder ORDER BY id") }
+        }
+        let (followed, written) = (try read(follower.database), try read(fixture.database))
+        #expect(followed == written, "only on the follower: \(followed.filter { !written.contains($0) }), missing there: \(written.filter { !followed.contains($0) })")
+        for (index, engine) in following.enumerated() {
+            #expect(try engine.pendingCount() == 0, "follower, space \(Self.name(of: Self.spaces[index]))")
         }
         for space in Self.spaces.map(Self.name(of:)) {
             let held = server.rows[space, default: [:]], wanted = expected[space, default: [:]]
