@@ -200,12 +200,20 @@ extension SyncEngine {
                 // A row of another space is not this space's to push, unless this space has it:
                 // then it moved out (or was deleted), and leaves this space as a deletion.
                 var leaves = false
-                if self.space != nil || table.spaceColumn != nil, try !self.isHere(key, table: table, db) {
-                    guard (entry[4] as Int64?) != nil else {
-                        lastSeen = sequence
-                        continue
+                if self.space != nil || table.spaceColumn != nil {
+                    let known = (entry[4] as Int64?) != nil
+                    if try !self.isHere(key, table: table, db) {
+                        guard known else {
+                            lastSeen = sequence
+                            continue
+                        }
+                        leaves = true
+                    } else if !known, kind == .update {
+                        // Moved in: the space has no version of it, and gets it whole (an
+                        // update would be refused where the space holds its deletion).
+                        kind = .insert
+                        changedColumns = nil
                     }
-                    leaves = true
                 }
                 change.removeAll()
                 change.beginChange(baseVersion: baseVersion)

@@ -54,6 +54,8 @@ public actor SyncSpaces {
     private var running = false
     private var tasks: [String: Task<Void, Never>] = [:]
     private var refreshLoop: Task<Void, Never>?
+    /// The unique renamers given, set on every space's client.
+    private let renamers = LockedValue<[String: SyncUniqueRenamer]>([:])
 
     /// How often continuous sync asks the server again for the user's spaces (a space shared
     /// with them, or one they were removed from).
@@ -91,8 +93,29 @@ public actor SyncSpaces {
         if let client = shared[space] { return client }
         let client = try SyncClient(database: database, server: server, token: token, tables: tables, space: space,
                                     trustedCertificates: trustedCertificates, retry: retry, logger: logger)
+        for (table, renamer) in renamers.withLock({ $0 }) { client.setUniqueRenamer(for: table, renamer) }
         shared[space] = client
         return client
+    }
+
+    /// Sets what renames a row whose unique index clashes with another device's row, in every
+    /// space (``SyncClient/setUniqueRenamer(for:_:)``).
+    ///
+    /// ```swift
+    /// spaces.setUniqueRenamer(for: "list") { clash in
+    ///     guard case .text(let name)? = clash.columns["name"] else { return nil }
+    ///     return SyncUniqueClash.Rename(column: "name", value: .text("\(name) (\(clash.number))"))
+    /// }
+    /// ```
+    public nonisolated func setUniqueRenamer(for table: String, _ renamer: SyncUniqueRenamer?) {
+        renamers.withLock { $0[table] = renamer }
+        personal.setUniqueRenamer(for: table, renamer)
+        // Clients made before: the actor's own list.
+        Task { await self.setRenamerOnShared(table, renamer) }
+    }
+
+    private func setRenamerOnShared(_ table: String, _ renamer: SyncUniqueRenamer?) {
+        for client in shared.values { client.setUniqueRenamer(for: table, renamer) }
     }
 
     // MARK: - Spaces
@@ -178,9 +201,13 @@ public actor SyncSpaces {
 
     // MARK: - Sync
 
-    /// One round for every space: asks for the user's spaces, then syncs the personal space
-    /// and each shared space they are a member of (``SyncClient/sync()``). The report adds
-    /// up theirs; `pending` counts every space's.
+    /// One round for every space: asks for the user's spaces, then syncs each shared space
+    /// they are a member of and then the personal space (``SyncClient/sync()``). The report
+    /// adds up theirs; `pending` counts every space's.
+    ///
+    /// Shared spaces come first: a row another device moved into one arrives there (naming
+    /// it) before the personal space's deletion of the same row, which is then not applied —
+    /// the other order would delete the row, and its personal children, before it came back.
     ///
     /// ```swift
     /// let report = try await spaces.sync()
@@ -188,7 +215,7 @@ public actor SyncSpaces {
     @discardableResult
     public func sync() async throws -> SyncReport {
         let listed = try await refresh()
-        var report = try await personal.sync()
+        var report = SyncReport()
         for space in listed where !space.isPersonal && space.role != nil {
             do {
                 report.add(try await client(for: space.name).sync())
@@ -197,6 +224,7 @@ public actor SyncSpaces {
                 try local { try database.writer.write { db in try SyncSpaceRegistry.forget(space.name, db) } }
             }
         }
+        report.add(try await personal.sync())
         report.pending = try await pendingChanges()
         return report
     }

@@ -9,7 +9,7 @@ import Foundation
 public enum SyncProtocol {
     /// `POST`: body ``PushRequest``, answer ``PushResponse``.
     public static let pushPath = "v1/push"
-    /// `GET` with query `after`, `limit`, `wait`: answer ``PullResponse``.
+    /// `GET` with query `after`, `limit`, `wait` (and `space`, ``watchParameter``): answer ``PullResponse``.
     public static let pullPath = "v1/pull"
     /// `PUT`: body ``TablesRequest``, answer 204.
     public static let tablesPath = "v1/tables"
@@ -38,6 +38,30 @@ public enum SyncProtocol {
     public static let maxPullLimit = 10_000
     /// The longest a pull waits for a change (`wait`, seconds).
     public static let maxWaitSeconds = 60
+    /// The query parameter of a long poll (`wait` > 0) naming a shared space it also watches,
+    /// repeated once per space, each item ``watchItem(space:cursor:)``: the poll ends (with its
+    /// own page, normally empty) as soon as one of those spaces holds a row past its cursor,
+    /// and the device then pulls that space. Spaces the caller is not a member of are ignored.
+    ///
+    /// ```swift
+    /// let items = followed.map { URLQueryItem(name: SyncProtocol.watchParameter, value: SyncProtocol.watchItem(space: $0.name, cursor: $0.cursor)) }
+    /// ```
+    public static let watchParameter = "watch"
+    /// The most ``watchParameter`` items one pull may carry; more are answered 400.
+    ///
+    /// ```swift
+    /// let watched = followed.prefix(SyncProtocol.maxWatchedSpaces)   // the rest: plain pulls
+    /// ```
+    public static let maxWatchedSpaces = 100
+
+    /// One ``watchParameter`` item: `<cursor>:<space name>` (the cursor a decimal integer
+    /// >= 0, the name 1 to 200 bytes, any characters: the server splits at the first colon).
+    /// Percent-encode it in the query, `+` and `&` included.
+    ///
+    /// ```swift
+    /// SyncProtocol.watchItem(space: "family", cursor: 42)   // "42:family"
+    /// ```
+    public static func watchItem(space: String, cursor: Int64) -> String { "\(cursor):\(space)" }
     /// The longest row id and column name the server stores: 1,024 bytes (a text id's or a
     /// name's UTF-8, a blob id's bytes). Ids are keys of the server's index, which PostgreSQL
     /// bounds at about 2.7 kB; a push holding a longer one is answered 413 naming it, and the

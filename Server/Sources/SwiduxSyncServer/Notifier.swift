@@ -8,6 +8,14 @@ import PostgresNIO
 /// A notification is only a hint (the pull always queries again). When the connection
 /// drops it reconnects, and wakes every waiter, since notifications may have been missed.
 ///
+/// A notification whose payload is the space's id and ``spacesChangedSuffix`` says that the
+/// spaces of the user whose personal space this is changed (a membership added, removed or
+/// given another role): it wakes the space's waiters too, and also moves its count of such
+/// changes (``spacesChanges(of:)``), which ends a long poll there with its empty page.
+///
+/// A long poll that also watches other spaces waits on all of them at once
+/// (``wait(spaces:timeout:)``).
+///
 /// ```swift
 /// let seen = await notifier.generation(of: space)
 /// // query; if empty:
@@ -15,15 +23,37 @@ import PostgresNIO
 /// ```
 actor Notifier {
     private var generations: [Int64: UInt64] = [:]
+    /// The notifications per space that its user's spaces changed.
+    private var spaceListChanges: [Int64: UInt64] = [:]
     /// Added to every space's generation when the connection (re)starts.
     private var epoch: UInt64 = 0
-    private var waiters: [Int64: [Int: CheckedContinuation<Void, Never>]] = [:]
+    /// The waiting pulls, each by its id, and the ids waiting on each space (a pull that
+    /// watches several spaces waits on each of them).
+    private var waiters: [Int: (continuation: CheckedContinuation<Void, Never>, spaces: [Int64])] = [:]
+    private var waiting: [Int64: Set<Int>] = [:]
     private var nextWaiter = 0
+    /// Every notification and reconnection counted: what a pull read before a query, then
+    /// reads again, tells whether any space may have changed in between.
+    private(set) var notifications: UInt64 = 0
     /// Set by ``close()``: the server is stopping, and no pull waits any more.
     private(set) var isClosed = false
 
     /// The space's current count of notifications (plus reconnections).
     func generation(of space: Int64) -> UInt64 { epoch &+ (generations[space] ?? 0) }
+
+    /// The spaces' current generations (``generation(of:)``).
+    func generations(of spaces: [Int64]) -> [Int64: UInt64] {
+        Dictionary(spaces.map { ($0, generation(of: $0)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The payload's suffix, after the personal space's id, of a notification that its
+    /// user's spaces changed.
+    static let spacesChangedSuffix = " spaces"
+
+    /// How many times the spaces of the user whose personal space this is changed (not
+    /// moved by a reconnection: thousands of polls would all answer at once for a change
+    /// that, most likely, did not happen).
+    func spacesChanges(of space: Int64) -> UInt64 { spaceListChanges[space] ?? 0 }
 
     /// Ends every wait, now and later (graceful shutdown: open long polls answer at once,
     /// so that the server stops without waiting for their timeouts).
@@ -35,42 +65,58 @@ actor Notifier {
     /// Returns when the space's generation is past `seen`, or after `timeout`, or when
     /// cancelled, or at once when the notifier is closed.
     nonisolated func wait(space: Int64, after seen: UInt64, timeout: Duration) async {
+        await wait(spaces: [space: seen], timeout: timeout)
+    }
+
+    /// Returns when any of the spaces' generation is past the one given for it, or after
+    /// `timeout`, or when cancelled, or at once when the notifier is closed.
+    nonisolated func wait(spaces seen: [Int64: UInt64], timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: timeout) }
-            group.addTask { await self.waitForChange(space: space, after: seen) }
+            group.addTask { await self.waitForChange(seen) }
             await group.next()
             group.cancelAll()
         }
     }
 
-    private func waitForChange(space: Int64, after seen: UInt64) async {
-        guard generation(of: space) == seen, !isClosed else { return }
+    private func waitForChange(_ seen: [Int64: UInt64]) async {
+        guard seen.allSatisfy({ generation(of: $0.key) == $0.value }), !isClosed else { return }
         let id = nextWaiter
         nextWaiter += 1
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 if Task.isCancelled { continuation.resume(); return }
-                waiters[space, default: [:]][id] = continuation
+                let spaces = Array(seen.keys)
+                waiters[id] = (continuation, spaces)
+                for space in spaces { waiting[space, default: []].insert(id) }
             }
         } onCancel: {
-            Task { await self.resume(space: space, waiter: id) }
+            Task { await self.resume(waiter: id) }
         }
     }
 
-    private func resume(space: Int64, waiter: Int) {
-        waiters[space]?.removeValue(forKey: waiter)?.resume()
+    /// Resumes a waiter once, and forgets it in every space it waits on.
+    private func resume(waiter id: Int) {
+        guard let (continuation, spaces) = waiters.removeValue(forKey: id) else { return }
+        for space in spaces {
+            waiting[space]?.remove(id)
+            if waiting[space]?.isEmpty == true { waiting[space] = nil }
+        }
+        continuation.resume()
     }
 
     private func notified(space: Int64) {
         generations[space, default: 0] &+= 1
-        for continuation in (waiters.removeValue(forKey: space) ?? [:]).values { continuation.resume() }
+        notifications &+= 1
+        for id in waiting.removeValue(forKey: space) ?? [] { resume(waiter: id) }
     }
 
     private func wakeAll() {
         epoch &+= 1
+        notifications &+= 1
         let all = waiters
-        waiters = [:]
-        for continuation in all.values.flatMap(\.values) { continuation.resume() }
+        (waiters, waiting) = ([:], [:])
+        for waiter in all.values { waiter.continuation.resume() }
     }
 
     /// Listens until cancelled, reconnecting after a failure: after 250 ms, then backing
@@ -90,7 +136,13 @@ actor Notifier {
                         try await connection.listen(on: Push.channel) { notifications in
                             wakeAll()
                             for try await notification in notifications {
-                                if let space = Int64(notification.payload) { notified(space: space) }
+                                if let space = Int64(notification.payload) {
+                                    notified(space: space)
+                                } else if notification.payload.hasSuffix(Self.spacesChangedSuffix),
+                                          let space = Int64(notification.payload.dropLast(Self.spacesChangedSuffix.count)) {
+                                    spaceListChanges[space, default: 0] &+= 1
+                                    notified(space: space)
+                                }
                             }
                         }
                     } onCancel: {

@@ -26,7 +26,8 @@ import SwiduxSyncWire
 /// let response = try await Push.apply(request, space: space, authority: .writer, database: database, logger: logger)
 /// ```
 enum Push {
-    /// The LISTEN/NOTIFY channel; the payload is the space's id.
+    /// The LISTEN/NOTIFY channel; the payload is the space's id (followed by
+    /// ``Notifier/spacesChangedSuffix`` when its user's spaces changed).
     static let channel = "swidux_push"
     /// The first key of the per-space advisory locks (the second is the space's id).
     static let spaceLockClass: Int32 = 0x5357_4458

@@ -7,7 +7,8 @@ import SwiduxSyncWire
 
 /// The HTTP surface (``SwiduxSyncWire/SyncProtocol``): `POST /v1/push`, `GET /v1/pull`,
 /// `PUT /v1/tables`, `GET /v1/conflicts`, each behind a bearer token (a JWT user may name a
-/// shared space with `?space=NAME`), and the members API (`Routes+Members.swift`). Refusals are
+/// shared space with `?space=NAME`), the spaces API (`Routes+Spaces.swift`) and the members
+/// API (`Routes+Members.swift`). Refusals are
 /// answered with a ``SwiduxSyncWire/SyncErrorBody``: 401 (token), 403 (not a member, a reader
 /// declaring a new table), 400 (body, table, query), 409 (a used
 /// mutation id with another content, another scope: with a code), 413 (size), 503 (the
@@ -88,6 +89,7 @@ struct Routes: Sendable {
         router.get(RouterPath(SyncProtocol.conflictsPath)) { request, context in
             try await serving(context).respond(context) { try await $0.conflicts(request) }
         }
+        addSpaceRoutes(to: router)
         addMemberRoutes(to: router)
     }
 
@@ -150,6 +152,11 @@ struct Routes: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: answer.body(scope: own)))
     }
 
+    /// `GET /v1/pull?after=<n>&limit=<n>&wait=<s>&tables=a,b`: a page of the space's rows past
+    /// `after`. With `wait` > 0 an empty page waits for a push (a long poll), and may also watch
+    /// shared spaces, `watch=<cursor>:<space>` once each (``WatchedSpaces``, at most
+    /// ``SwiduxSyncWire/SyncProtocol/maxWatchedSpaces``): the poll answers its page as soon as
+    /// one of them the caller is a member of holds a row past its cursor.
     private func pull(_ request: Request) async throws -> Response {
         let token = try bearerToken(request)
         let query = request.uri.queryParameters
@@ -180,36 +187,61 @@ struct Routes: Sendable {
         if let invalid = tables?.first(where: { !SyncProtocol.isValidTableName($0) }) {
             throw RequestFailure.badRequest("invalid table name \"\(invalid)\" in the query parameter tables")
         }
+        let items = try WatchedSpaces.items(query)
         let deadline = ContinuousClock.now + .seconds(wait)
         if wait > 0 { metrics.openPolls.increment() }
         defer { if wait > 0 { metrics.openPolls.decrement() } }
+        // Read before the generation: a change of the user's spaces in between is seen at
+        // the loop's first check.
+        let spacesSeen = await notifier.spacesChanges(of: space)
         var seen = await notifier.generation(of: space)
         // A plain pull reads the rows now (it may follow the client's own push, whose
         // notification may not have arrived yet); a long poll may take a recent read of this
         // generation, since a commit it lacks wakes it.
         var page = try await readPage(space: space, after: after, limit: cut, tables: tables, generation: seen, reuse: wait > 0)
+        // The watched spaces: the poll answers its page as soon as one of them has news.
+        var (watched, watchedSeen, news) = wait > 0 && page.count == 0
+            ? try await watching(items, caller: caller) : (WatchedSpaces(), [:], false)
+        var checked = ContinuousClock.now
         // A long poll: sleeps until a push (or a revocation) in the space wakes it, and
         // checks its token again after every wake and at least every `recheckInterval`.
         // The polls one push wakes share their token check and page read (``SharedReads``:
         // each key holds the generation seen first, so a shared query saw every commit the
-        // wake announced, a revocation included).
-        while page.count == 0, ContinuousClock.now < deadline, await !notifier.isClosed {
+        // wake announced, a revocation included). A change of the user's spaces (a personal
+        // space's poll) answers the empty page at once: the device asks for its spaces again.
+        while page.count == 0, !news, ContinuousClock.now < deadline, await !notifier.isClosed,
+              await notifier.spacesChanges(of: space) == spacesSeen {
             let timeout = min(deadline - ContinuousClock.now, Self.recheckInterval)
+            // The poll's own space and its watched ones, waited on at once.
+            let generations = watchedSeen.merging([space: seen]) { _, own in own }
             if let connection {
                 // A client that went away (closed the connection, or its sending side) ends the
                 // wait: the poll answers its empty page now, and its request slot is free again.
-                let (notifier, ends, generation) = (self.notifier, connectionEnds, seen)
+                let (notifier, ends) = (self.notifier, connectionEnds)
                 await withTaskGroup(of: Void.self) { group in
-                    group.addTask { await notifier.wait(space: space, after: generation, timeout: timeout) }
+                    group.addTask { await notifier.wait(spaces: generations, timeout: timeout) }
                     group.addTask { await ends.waitForEnd(of: connection) }
                     await group.next()
                     group.cancelAll()
                 }
                 if ends.hasEnded(connection) { break }
             } else {
-                await notifier.wait(space: space, after: seen, timeout: timeout)
+                await notifier.wait(spaces: generations, timeout: timeout)
             }
+            if !watched.isEmpty {
+                let now = await notifier.generations(of: watched.spaces)
+                if now != watchedSeen {
+                    watchedSeen = now
+                    news = try await hasNews(watched)
+                    if news { break }
+                }
+            }
+            // A wake by a watched space only, with no news there: the token was checked
+            // less than `recheckInterval` ago, and the page has not moved.
+            let previous = seen
             seen = await notifier.generation(of: space)
+            if !watched.isEmpty, seen == previous, ContinuousClock.now - checked < Self.recheckInterval { continue }
+            checked = ContinuousClock.now
             let logger = self.logger, database = self.database
             let current = try await tokenChecks.value(for: TokenKey(token: key, generation: seen)) {
                 // A JWT that expired while the poll waited ends it with its reason, and so
@@ -304,16 +336,16 @@ struct Routes: Sendable {
     /// own space, as a writer. 401 for a token the server does not accept,
     /// 403 for a space the caller may not reach so. A token that authenticates takes the
     /// request's connection out of its address's count.
-    private func authenticate(_ token: String, space named: String?) async throws -> Caller {
+    func authenticate(_ token: String, space named: String?) async throws -> Caller {
         let caller: Caller
         if JWTUsers.isJWT(token) {
             let subject = try await self.subject(ofJWT: token)
             if let named {
                 let (space, role) = try await sharedSpace(named, of: subject)
-                caller = Caller(space: space, user: "jwt:" + subject, role: role, subject: subject, spaceName: named)
+                caller = Caller(space: space, user: Self.jwtUserPrefix + subject, role: role, subject: subject, spaceName: named)
             } else {
                 let space = try await userSpaces.space(of: subject, database: database, logger: logger)
-                caller = Caller(space: space, user: "jwt:" + subject, role: .owner, subject: subject,
+                caller = Caller(space: space, user: Self.jwtUserPrefix + subject, role: .owner, subject: subject,
                                 spaceName: UserSpaces.prefix + subject)
             }
         } else {
@@ -337,7 +369,7 @@ struct Routes: Sendable {
 
     /// Runs a request of `caller` counted in its user's and space's requests in flight; 429
     /// with `Retry-After`, before anything is read or changed, when either is at its limit.
-    private func admitted(_ caller: Caller, _ body: () async throws -> Response) async throws -> Response {
+    func admitted(_ caller: Caller, _ body: () async throws -> Response) async throws -> Response {
         guard requestLimits.enter(user: caller.user, space: caller.space) else {
             throw RequestFailure.tooManyRequests(
                 "too many requests in flight for this user (at most \(requestLimits.perUser)) or space (at most \(requestLimits.perSpace)); try again later")

@@ -54,7 +54,9 @@ struct SyncOptions: ParsableArguments {
 
 extension AppDatabase {
     /// The tables `todos` syncs.
-    static let syncTables: [SyncTable] = [.table(lists), .table(tags), .table(items), .table(itemTags)]
+    /// Lists and their items name their space (a shared list's); tags and their links stay
+    /// in the user's personal space.
+    static let syncTables: [SyncTable] = [.table(lists, spaceColumn: "space"), .table(tags), .table(items, spaceColumn: "space"), .table(itemTags)]
 
     /// The items whose change the sync client set aside as too large to send (their id as
     /// `todos` prints it, and their title).
@@ -77,6 +79,14 @@ extension AppDatabase {
         let client = try SyncClient(database: database, server: url, token: token, tables: Self.syncTables, trustedCertificates: trusted)
         client.setUniqueRenamer(for: TodoList.databaseTableName, Self.renameList)
         return client
+    }
+
+    /// The sync of every space of the token's user (the personal one and each shared list's),
+    /// trusting `trusted` besides the system's CAs.
+    func syncSpaces(url: URL, token: String, trusted: SyncTrustedCertificates? = nil) throws -> SyncSpaces {
+        let spaces = try SyncSpaces(database: database, server: url, token: token, tables: Self.syncTables, trustedCertificates: trusted)
+        spaces.setUniqueRenamer(for: TodoList.databaseTableName, Self.renameList)
+        return spaces
     }
 
     /// Two devices that each made a list of one name offline: the later list becomes
@@ -118,7 +128,7 @@ extension TodosCommand {
             defer { try? database.close() }
             let report: SyncReport
             do {
-                report = try await database.syncClient(url: url, token: token, trusted: trusted).sync()
+                report = try await database.syncSpaces(url: url, token: token, trusted: trusted).sync()
             } catch let error as SyncError {
                 throw TodosError(error.description)
             } catch {

@@ -26,7 +26,7 @@ public struct TodosCommand: AsyncParsableCommand {
             continuously and keeps working offline; `todos sync` syncs once. For an https:// \
             server whose certificate a private CA signed, pass --sync-ca-file <file> (PEM).
             """,
-        subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Conflicts.self, Replay.self, Stress.self, Check.self, TimeKeys.self]
+        subcommands: [Add.self, List.self, Done.self, Remove.self, Sync.self, Share.self, Unshare.self, Conflicts.self, Replay.self, Stress.self, Check.self, TimeKeys.self]
     )
 
     @OptionGroup var options: DatabaseOptions
@@ -107,6 +107,7 @@ extension TodosCommand {
                 if let listName { target = try database.ensureList(named: listName).id } else { try database.ensureDefaultList() }
             }) { app in
                 guard let listID = target ?? app.store.lists.first?.id else { throw TodosError("there are no lists") }
+                if let reason = try app.database.readOnlyReason(list: listID) { throw TodosError(reason) }
                 let id = app.environment.uuid()
                 await app.send(.items(.add(id: id, listID: listID, title: title, tags: tags)))
                 guard app.store.items[id] != nil else { throw TodosError("the item was not added") }
@@ -153,6 +154,7 @@ extension TodosCommand {
             let (text, done) = (id, !undo)
             try await withApp(path: databasePath, access: .existing) { app in
                 let item = try app.resolveItem(text)
+                if let reason = try app.database.readOnlyReason(list: item.listID) { throw TodosError(reason) }
                 await app.send(.items(.setDone(id: item.id, done: done)))
                 try await app.flush()
                 // Delete wins: an item another process deleted meanwhile is not brought back.
@@ -174,6 +176,7 @@ extension TodosCommand {
             let text = id
             try await withApp(path: databasePath, access: .existing) { app in
                 let item = try app.resolveItem(text)
+                if let reason = try app.database.readOnlyReason(list: item.listID) { throw TodosError(reason) }
                 await app.send(.items(.delete(id: item.id)))
                 try await app.flush()
                 if app.hasVanished(item.id) { throw TodosError("no item with id \(text): it was deleted meanwhile") }

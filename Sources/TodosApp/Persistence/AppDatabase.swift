@@ -72,6 +72,21 @@ final class AppDatabase: Sendable {
             }
             try db.create(index: "todoList_nameKey", on: TodoList.databaseTableName, columns: ["nameKey"], unique: true)
         }
+        // Lists shared with other users: a list and its items name the sync space they are in
+        // (`NULL`: the user's personal space). The store does not know the column (its upserts
+        // leave it as it is); `todos share` sets it, and an item added to a shared list takes
+        // its list's space here, in the transaction that adds it.
+        migrations.register("v3 shared lists") { db in
+            try db.alter(table: TodoList.databaseTableName) { t in t.add(column: "space", .text) }
+            try db.alter(table: TodoItem.databaseTableName) { t in t.add(column: "space", .text) }
+            try db.execute(sql: """
+                CREATE TRIGGER todoItem_space_of_list AFTER INSERT ON todoItem
+                WHEN NEW.space IS NULL AND (SELECT space FROM todoList WHERE id = NEW.listID) IS NOT NULL
+                BEGIN
+                    UPDATE todoItem SET space = (SELECT space FROM todoList WHERE id = NEW.listID) WHERE id = NEW.id;
+                END
+                """)
+        }
     }
 
     /// How the file was opened (``open(path:access:)``).

@@ -5,7 +5,10 @@ import Foundation
 enum Render {
     /// Renders `state` for a terminal of `size`. `status` is the latest one-shot status
     /// message; `mark` a lasting one shown at the right of the status line (the sync state).
-    static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil, mark: String? = nil) -> [String] {
+    /// `shared`: the lists shared with other users, each with whether this user may change it
+    /// (marked "shared", or "read-only").
+    static func screen(_ state: AppState, size: TerminalIO.Size, status: String? = nil, mark: String? = nil,
+                       shared: [UUID: Bool] = [:]) -> [String] {
         let width = size.columns, height = size.rows
         // Three header lines, at least one row, the rule, the filter/input line, the footer.
         guard width >= minimumSize.columns, height >= minimumSize.rows else {
@@ -21,8 +24,8 @@ enum Render {
         }
         var lines: [String]
         switch state.ui.screen {
-        case .items: lines = itemsScreen(state, width: width, height: height)
-        case .lists: lines = listsScreen(state, width: width, height: height)
+        case .items: lines = itemsScreen(state, width: width, height: height, shared: shared)
+        case .lists: lines = listsScreen(state, width: width, height: height, shared: shared)
         case .help: lines = helpScreen(width: width, height: height)
         }
         lines.append(footer(state, status: status, mark: mark, width: width))
@@ -48,13 +51,22 @@ enum Render {
 
     static func rule(_ width: Int) -> String { String(repeating: "─", count: width) }
 
-    private static func itemsScreen(_ state: AppState, width: Int, height: Int) -> [String] {
+    /// " (shared)", " (read-only)" or nothing, after a list's name.
+    static func sharedMark(_ id: UUID, _ shared: [UUID: Bool]) -> String {
+        guard let writable = shared[id] else { return "" }
+        return writable ? " (shared)" : " (shared, read-only)"
+    }
+
+    private static func itemsScreen(_ state: AppState, width: Int, height: Int, shared: [UUID: Bool]) -> [String] {
         let list = state.currentList
         let counts = state.counts
         var lines: [String] = []
-        lines.append(spread(" Todos ▸ \(list.map { text($0.name) } ?? "(no list)")",
+        lines.append(spread(" Todos ▸ \(list.map { text($0.name) + sharedMark($0.id, shared) } ?? "(no list)")",
                             "\(counts.active) active · \(counts.completed) done ", width: width))
-        let tabs = state.lists.map { $0.id == list?.id ? "[\(text($0.name))]" : " \(text($0.name)) " }.joined(separator: " ")
+        let tabs = state.lists.map { tab -> String in
+            let name = text(tab.name) + (shared[tab.id] == nil ? "" : "⇄")
+            return tab.id == list?.id ? "[\(name)]" : " \(name) "
+        }.joined(separator: " ")
         lines.append(" Lists: " + tabs)
         lines.append(rule(width))
 
@@ -99,7 +111,7 @@ enum Render {
         return lines
     }
 
-    private static func listsScreen(_ state: AppState, width: Int, height: Int) -> [String] {
+    private static func listsScreen(_ state: AppState, width: Int, height: Int, shared: [UUID: Bool]) -> [String] {
         var lines = [spread(" Todos ▸ Lists", "\(state.lists.count) list\(state.lists.count == 1 ? "" : "s") ", width: width), "", rule(width)]
         let rows = height - 6
         let offset = max(0, state.ui.listCursor - (rows - 1))
@@ -110,7 +122,7 @@ enum Render {
             let (total, done) = (listCounts.total, listCounts.done)
             let marker = index == state.ui.listCursor ? " ▸ " : "   "
             let current = list.id == state.currentList?.id ? " *" : ""
-            let name = DisplayWidth.truncate(text(list.name), toWidth: max(width - 30, 10))
+            let name = DisplayWidth.truncate(text(list.name), toWidth: max(width - 30, 10)) + sharedMark(list.id, shared)
             lines.append(spread(marker + name + current, "\(total - done) active · \(done) done ", width: width))
         }
         while lines.count < height - 3 { lines.append("") }

@@ -38,7 +38,10 @@ final class TerminalUI {
     private var status: (text: String, until: ContinuousClock.Instant)?
     private var lastSize = TerminalIO.Size(columns: 80, rows: 24)
     static let statusDuration: Duration = .seconds(4)
-    private var syncClient: SyncClient?
+    private var syncClient: SyncSpaces?
+    /// The lists shared with other users (``AppDatabase/sharedLists()``), read again after
+    /// every sync event.
+    private var readOnly = ReadOnlyLists()
 
     init(app: TodoApp) { self.app = app }
 
@@ -58,7 +61,7 @@ final class TerminalUI {
         let ui = TerminalUI(app: app)
         if let sync {
             do {
-                ui.syncClient = try app.database.syncClient(url: sync.url, token: sync.token, trusted: trusted)
+                ui.syncClient = try app.database.syncSpaces(url: sync.url, token: sync.token, trusted: trusted)
             } catch {
                 throw TodosError("cannot set up sync: \(error)")
             }
@@ -95,6 +98,7 @@ final class TerminalUI {
             for await event in events { continuation.yield(.event(event)) }
         }
         var syncTask: Task<Void, Never>?
+        readOnly.shared = (try? app.database.sharedLists()) ?? [:]
         if let syncClient {
             await syncClient.start()
             syncMark.state = .connecting
@@ -131,6 +135,11 @@ final class TerminalUI {
                     let commands = burst.commands(for: key, at: time, state: app.store.state, makeID: app.environment.uuid)
                     for command in commands {
                         if command == .syncNow { await syncNow(); continue }
+                        if case .send(let action) = command, let list = readOnly.list(changedBy: action, in: app.store.state) {
+                            let name = app.store.lists[list]?.name ?? "This list"
+                            status = ("⚠ “\(name)” is read-only: it is shared with you read-only, or no longer shared", .now + Self.statusDuration)
+                            continue
+                        }
                         if await !app.performOnLatest(command) { keepGoing = false; break }
                     }
                     if !keepGoing { break }
@@ -150,6 +159,8 @@ final class TerminalUI {
                 status = nil
             case .sync(let change):
                 if let text = syncMark.apply(change) { status = (text, .now + Self.statusDuration) }
+                // A list shared with this user, or its role changed, arrives with a sync.
+                if change.event != nil, let shared = try? app.database.sharedLists() { readOnly.shared = shared }
                 // While changes wait offline, their count follows the local edits.
                 if syncMark.isOffline, let syncClient { watchWaiting(syncClient, continuation) }
             case .signal(SIGWINCH):
@@ -213,7 +224,7 @@ final class TerminalUI {
 
     /// One count of waiting changes a second while offline, so that the mark follows edits.
     private var waitingWatch: Task<Void, Never>?
-    private func watchWaiting(_ client: SyncClient, _ continuation: AsyncStream<Input>.Continuation) {
+    private func watchWaiting(_ client: SyncSpaces, _ continuation: AsyncStream<Input>.Continuation) {
         guard waitingWatch == nil else { return }
         waitingWatch = Task { [weak self] in
             while !Task.isCancelled {
@@ -229,7 +240,7 @@ final class TerminalUI {
     private func redraw() {
         let size = TerminalIO.size() ?? lastSize
         lastSize = size
-        let lines = Render.screen(app.store.state, size: size, status: status?.text, mark: syncMark.text).enumerated().map { row, line in
+        let lines = Render.screen(app.store.state, size: size, status: status?.text, mark: syncMark.text, shared: readOnly.shared).enumerated().map { row, line in
             row == 0 || line.hasPrefix(" ▸ ") ? "\u{1B}[7m" + line + "\u{1B}[0m" : line
         }
         TerminalIO.write(screen.update(to: lines, size: size))

@@ -13,6 +13,12 @@ import PostgresNIO
 /// Changes to one space's members are serialized (its `sync_spaces` row is locked), so two
 /// owners removed at once cannot leave the space without one.
 ///
+/// The same changes are the members API of JWT owners (`GET|POST /v1/spaces/{space}/members`,
+/// `DELETE /v1/spaces/{space}/members/{user}`), and a JWT user makes a shared space they own
+/// with `POST /v1/spaces` and lists theirs with `GET /v1/spaces`. A member added, removed or
+/// given another role, here or there, ends the long polls on their personal space when the
+/// change commits (an empty page at once): their devices ask `GET /v1/spaces` again.
+///
 /// ```swift
 /// try await Members.add(space: "family", subject: "alice", role: .owner, client: client, logger: logger)
 /// try await Members.add(space: "family", subject: "bob", role: .reader, client: client, logger: logger)
@@ -66,6 +72,49 @@ public enum Members {
             INSERT INTO sync_members (space, subject, role) VALUES (\(id), \(subject), \(role.rawValue))
             ON CONFLICT (space, subject) DO UPDATE SET role = excluded.role
             """, logger: logger)
+        if members[subject] != role { try await notifySpacesChanged(of: subject, connection: connection, logger: logger) }
+    }
+
+    /// Makes the shared space `space` with `owner` as its owner, in the caller's transaction
+    /// (`POST v1/spaces`); true when made, false when `owner` already owns it (a retry).
+    /// Refused when it exists otherwise, whoever made it. The name is checked first
+    /// (``checkNewSpaceName(_:)``).
+    static func make(space: String, owner: String, connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        try checkNewSpaceName(space)
+        try checkSubject(owner)
+        // A space made at the same time by another request: the insert waits for its
+        // transaction, then makes nothing, and the space is looked at as an existing one.
+        var made: Int64?
+        for try await id in try await connection.query(
+            "INSERT INTO sync_spaces (name) VALUES (\(space)) ON CONFLICT (name) DO NOTHING RETURNING id", logger: logger
+        ).decode(Int64.self) { made = id }
+        if let made {
+            try await connection.query("INSERT INTO sync_members (space, subject, role) VALUES (\(made), \(owner), 'owner')", logger: logger)
+            try await notifySpacesChanged(of: owner, connection: connection, logger: logger)
+            return true
+        }
+        guard let id = try await lock(space, connection: connection, logger: logger) else {
+            throw MemberRefusal(.notFound, "space \"\(space)\" could not be made")
+        }
+        guard try await list(space: id, connection: connection, logger: logger)[owner] == .owner else {
+            throw MemberRefusal(.invalid, "space \"\(space)\" exists already: choose another name, or ask one of its owners to add you")
+        }
+        return false
+    }
+
+    /// The spaces `subject` is a member of, with their role, by name (their personal space
+    /// among them once made).
+    static func spaces(of subject: String, connection: PostgresConnection, logger: Logger) async throws -> [SpaceMember] {
+        var spaces: [SpaceMember] = []
+        for try await (name, role) in try await connection.query("""
+            SELECT s.name, m.role FROM sync_members m JOIN sync_spaces s ON s.id = m.space WHERE m.subject = \(subject) ORDER BY s.name
+            """, logger: logger).decode((String, String).self) {
+            guard let role = SpaceRole(rawValue: role) else {
+                throw MemberRefusal(.invalid, "space \"\(name)\": member \"\(subject)\" has the unknown role \"\(role)\"")
+            }
+            spaces.append(SpaceMember(space: name, subject: subject, role: role))
+        }
+        return spaces
     }
 
     /// Removes `subject` from `space`. Refused for a space or member that does not exist, for
@@ -99,6 +148,7 @@ public enum Members {
         }
         try await connection.query("DELETE FROM sync_members WHERE space = \(id) AND subject = \(subject)", logger: logger)
         try await notify(id, connection: connection, logger: logger)
+        try await notifySpacesChanged(of: subject, connection: connection, logger: logger)
     }
 
     /// The members of `space`, or of every space when nil, by space name then subject. Throws
@@ -161,6 +211,15 @@ public enum Members {
         try await connection.query("SELECT pg_notify(\(Push.channel), \(String(id)))", logger: logger)
     }
 
+    /// Wakes the long polls of `subject`'s personal space, if made, and ends them: their
+    /// spaces changed, and a device waiting there asks for them again (``Notifier``; sent
+    /// when the transaction commits).
+    private static func notifySpacesChanged(of subject: String, connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("""
+            SELECT pg_notify(\(Push.channel), space::text || \(Notifier.spacesChangedSuffix)) FROM sync_users WHERE subject = \(subject)
+            """, logger: logger)
+    }
+
     /// Runs `body`, its refusals as the commands' errors.
     private static func explained<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let refusal as MemberRefusal { throw SyncServerError(refusal.description) }
@@ -209,6 +268,15 @@ public enum Members {
         }
         guard members.contains(where: { $0.key != subject && $0.value == .owner }) else {
             throw MemberRefusal(.invalid, "\"\(subject)\" cannot \(change) in space \"\(space)\": they are its last owner (add another owner first)")
+        }
+    }
+
+    /// Throws unless `space` may name a space made by `POST v1/spaces`: a valid name, not a
+    /// personal space's.
+    static func checkNewSpaceName(_ space: String) throws {
+        try checkName(space)
+        guard !space.hasPrefix(UserSpaces.prefix) else {
+            throw MemberRefusal(.invalid, "invalid space name \"\(space)\": personal spaces are made by their user's first request")
         }
     }
 

@@ -1,23 +1,24 @@
 import Foundation
 import Hummingbird
+import SwiduxSyncWire
 
 /// The members API, for JWT users (an opaque token has no user to be a member):
-/// - `GET /v1/spaces/{space}/members`: `{"members":[{"user":"alice","role":"owner"}, …]}`, for any member;
-/// - `POST /v1/spaces/{space}/members` with `{"user":"bob","role":"reader"}`: adds a member or
-///   changes their role, for an owner (204);
+/// - `GET /v1/spaces/{space}/members`: `{"members":[{"user":"alice","role":"owner"}, …]}`
+///   (``SwiduxSyncWire/SpaceMemberList``), for any member;
+/// - `POST /v1/spaces/{space}/members` with `{"user":"bob","role":"reader"}`
+///   (``SwiduxSyncWire/SpaceMemberEntry``): adds a member or changes their role, for an owner (204);
 /// - `DELETE /v1/spaces/{space}/members/{user}`: removes a member, for an owner (204).
 ///
 /// 403 for a caller who may not, 404 for an unknown space or member, 409 for a change that
-/// would leave the space without an owner or take a personal space from its user.
+/// would leave the space without an owner or take a personal space from its user. A change
+/// also ends the long polls on the member's personal space: the member's devices learn at
+/// once that their spaces changed, and ask `GET /v1/spaces` again (`Routes+Spaces.swift`).
 ///
 /// ```sh
 /// curl -X POST -H "Authorization: Bearer $JWT" -d '{"user":"bob","role":"reader"}' https://sync.example/v1/spaces/family/members
 /// ```
 extension Routes {
     static let membersPath = "/v1/spaces/:space/members"
-
-    struct MembersAnswer: Codable { var members: [Member] }
-    struct Member: Codable { var user: String; var role: String }
 
     func addMemberRoutes<Context: RequestContext>(to router: RouterGroup<Context>) {
         router.get(RouterPath(Self.membersPath)) { request, context in
@@ -37,12 +38,12 @@ extension Routes {
         let members = try await refusals {
             try await database.withConnection { try await Members.list(space: space, by: caller, connection: $0, logger: logger) }
         }
-        return try json(MembersAnswer(members: members.map { Member(user: $0.subject, role: $0.role.rawValue) }))
+        return try json(SpaceMemberList(members: members.map { SpaceMemberEntry(user: $0.subject, role: $0.role.rawValue) }))
     }
 
     private func addMember(_ request: Request, _ context: some RequestContext) async throws -> Response {
         let (caller, space) = try await memberCaller(request, context)
-        let body = try await decode(Member.self, from: request)
+        let body = try await decode(SpaceMemberEntry.self, from: request)
         guard let role = SpaceRole(rawValue: body.role) else {
             throw RequestFailure.badRequest("unknown role \"\(body.role)\": a role is owner, writer or reader")
         }
@@ -85,7 +86,7 @@ extension Routes {
     }
 
     /// Runs `body`, a ``MemberRefusal`` answered with its status.
-    private func refusals<T>(_ body: () async throws -> T) async throws -> T {
+    func refusals<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let refusal as MemberRefusal {
