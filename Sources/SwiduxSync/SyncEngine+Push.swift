@@ -220,14 +220,7 @@ extension SyncEngine {
                 if leaves {
                     kind = .delete
                 } else if try rows.writeColumns(of: key, table: table, into: &change, only: changedColumns, db) {
-                    if kind == .delete {
-                        kind = .insert
-                    } else if kind == .update, self.space != nil || table.spaceColumn != nil, (entry[4] as Int64?) == nil {
-                        // A row this space knows no version of moved in (or back, after it left
-                        // as a deletion): the space has no live row to update, and an update
-                        // without a base is refused over a tombstone.
-                        kind = .insert
-                    }
+                    if kind == .delete { kind = .insert }
                 } else {
                     kind = .delete
                 }
