@@ -103,15 +103,18 @@ struct SharedSpacesTests {
         #expect(try await bob.rows() == ["folder f family Groceries", "note n1 family oat milk", "note n2 family rye bread"])
 
         // alice takes the folder back: her personal space gets it before the shared one
-        // loses it, and her laptop syncs in between — the shared space's older version must
-        // not take it back, nor its deletion remove it.
+        // loses it, and her laptop syncs in between — the shared space's older version of a
+        // note (bob's edit, which the laptop has not pulled yet) must not take the note back,
+        // nor the shared space's deletion then remove it.
+        try await bob.execute("UPDATE note SET text = 'soy milk' WHERE id = 'n1'")
+        try await bob.spaces.sync()
         try await phone.spaces.sync()
         try await phone.execute("UPDATE folder SET space = NULL WHERE id = 'f'; UPDATE note SET space = NULL WHERE folderId = 'f'")
         try await phone.spaces.personal.sync()
         try await laptop.spaces.sync()
         try await phone.spaces.sync()
         try await laptop.spaces.sync()
-        let taken = ["folder f - Groceries", "folder p - Private", "note d - diary", "note n1 - oat milk", "note n2 - rye bread"]
+        let taken = ["folder f - Groceries", "folder p - Private", "note d - diary", "note n1 - soy milk", "note n2 - rye bread"]
         let (onLaptop, onPhone) = (try await laptop.rows(), try await phone.rows())
         #expect(onLaptop == taken)
         #expect(onPhone == taken)
