@@ -53,7 +53,7 @@ struct SharedSpacesTests {
     func writerSharesBothWays() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, token) = try await TodosSharingTests.server(in: directory)
+        let (server, token, _, _) = try await TodosJWTTests.server(in: directory)
         defer { Task { await server.stop() } }
         let phone = try Device("alice-phone", in: directory, server: server.url, token: token("alice"))
         let laptop = try Device("alice-laptop", in: directory, server: server.url, token: token("alice"))
@@ -126,7 +126,7 @@ struct SharedSpacesTests {
     func readerAndRemovedMember() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, token) = try await TodosSharingTests.server(in: directory)
+        let (server, token, _, _) = try await TodosJWTTests.server(in: directory)
         defer { Task { await server.stop() } }
         let alice = try Device("alice", in: directory, server: server.url, token: token("alice"))
         let bob = try Device("bob", in: directory, server: server.url, token: token("bob"))
