@@ -48,8 +48,8 @@ public final class HungServer: @unchecked Sendable {
             return accepted
         }
         guard let connections else { return }
+        // The accepting thread closes the listening socket once its accept fails.
         shutdown(descriptor, Int32(SHUT_RDWR))
-        close(descriptor)
         for connection in connections { close(connection) }
     }
 

@@ -13,7 +13,8 @@ import Darwin
 /// let connection = accept(listener.descriptor, nil, nil)
 /// ```
 public struct LoopbackListener: Sendable {
-    /// The listening socket; its owner closes it.
+    /// The listening socket. Its owner stops it with `shutdown`; the accepting thread of
+    /// ``acceptEach(_:done:)`` closes it.
     public let descriptor: Int32
     /// The port the system gave the socket.
     public let port: UInt16
@@ -47,7 +48,11 @@ public struct LoopbackListener: Sendable {
 
     /// Accepts connections on a thread of its own and hands each to `take`, until `accept`
     /// fails (the socket was shut down) or `take` returns false (that connection is closed
-    /// here); then `done` runs once.
+    /// here); then the listening socket is closed and `done` runs once.
+    ///
+    /// The socket is closed on this thread, never by whoever stops it: a descriptor closed
+    /// under the accepting thread could be reused by another socket (a child process's, another
+    /// test's) before the next `accept`, and a second close would close that one.
     ///
     /// ```swift
     /// listener.acceptEach { connection in
@@ -58,7 +63,10 @@ public struct LoopbackListener: Sendable {
     public func acceptEach(_ take: @escaping @Sendable (Int32) -> Bool, done: @escaping @Sendable () -> Void = {}) {
         let descriptor = descriptor
         Thread.detachNewThread {
-            defer { done() }
+            defer {
+                close(descriptor)
+                done()
+            }
             while true {
                 let connection = accept(descriptor, nil, nil)
                 guard connection >= 0 else { return }

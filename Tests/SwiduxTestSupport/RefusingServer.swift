@@ -23,6 +23,7 @@ public final class RefusingServer: @unchecked Sendable {
     private let descriptor: Int32
     private let lock = LockedValue(())
     private var count = 0
+    private var stopped = false
 
     /// Starts listening; every request is answered with `status` and the body `message`.
     public init(status: String = "401 Unauthorized", message: String = "{\"error\":\"unknown token\"}") throws {
@@ -88,10 +89,16 @@ public final class RefusingServer: @unchecked Sendable {
         }
     }
 
-    /// Closes the listening socket (connections end with their clients).
+    /// Stops listening (connections end with their clients). Safe to call more than once:
+    /// `deinit` calls it again after a test's `defer`.
     public func stop() {
-        shutdown(descriptor, Int32(SHUT_RDWR))
-        close(descriptor)
+        let first = lock.withLock { (_: inout Void) -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        // The accepting thread closes the socket once its accept fails: closing it here, twice,
+        // closed whatever descriptor had taken its number in between (a child process's).
+        if first { shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     deinit { stop() }

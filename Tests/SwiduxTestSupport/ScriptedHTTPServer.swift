@@ -36,17 +36,12 @@ public final class ScriptedHTTPServer: @unchecked Sendable {
     public init(answer: @escaping Answer) throws {
         let listening = try LoopbackListener()
         port = listening.port
-        let descriptor = listening.descriptor
-        self.descriptor = descriptor
-        listening.acceptEach({ [weak self] connection in
+        descriptor = listening.descriptor
+        listening.acceptEach { [weak self] connection in
             guard let self, self.keep(connection) else { return false }
             Thread.detachNewThread { self.serve(connection, answer: answer) }
             return true
-        }, done: {
-            // Closed here, not by stop(): a descriptor closed under the accepting thread could
-            // be reused by another test's socket before its next accept.
-            close(descriptor)
-        })
+        }
     }
 
     /// `http://127.0.0.1:<port>`.

@@ -30,6 +30,7 @@ final class TerminalSession: @unchecked Sendable {
     var pid: pid_t { child.processIdentifier }
     private let leader: Int32
     private let output = LockedData()
+    private let leaderClosed = LockedValue(false)
     // Touched only by the test's own task (resize, then reading the screen).
     private var size: TerminalIO.Size
     private var outputOffset = 0
@@ -137,7 +138,9 @@ final class TerminalSession: @unchecked Sendable {
         // What it wrote last is read before the terminal goes.
         let drained = ContinuousClock.now + .seconds(5)
         while !output.isSet, ContinuousClock.now < drained { try? await Task.sleep(for: .milliseconds(10)) }
-        close(leader)
+        // Closed only once the reading thread is done with it, and only once: a descriptor closed
+        // under a reader, or twice, reads or closes whatever took its number next.
+        if output.isSet, leaderClosed.withLock({ closed in defer { closed = true }; return !closed }) { close(leader) }
         return ended ? status : nil
     }
 }
