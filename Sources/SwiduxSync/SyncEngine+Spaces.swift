@@ -6,19 +6,33 @@ extension SyncEngine {
     /// Whether the row `key` exists and names this engine's space (`NULL`: the token's own; a
     /// table without a space column has rows of the token's own space only).
     func isHere(_ key: RowKey, table: SyncTable, _ db: Database) throws -> Bool {
-        guard let column = table.spaceColumn else { return space == nil }
-        let sql = "SELECT \(column.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return false }
-        return row[0] as String? == space
+        guard table.spaceColumn != nil else { return space == nil }
+        guard case .named(let named) = try place(of: key, table: table, db) else { return false }
+        return named == space
     }
 
     /// Whether a pulled deletion of `key` is to be applied here: not when the row now names
     /// another space (it moved there, and that space's rows have it).
     func appliesDeletion(of key: RowKey, table: SyncTable, _ db: Database) throws -> Bool {
-        guard let column = table.spaceColumn else { return true }
+        guard case .named(let named) = try place(of: key, table: table, db) else { return true }
+        return named == space
+    }
+
+    /// Where the row `key` is, as its space column says.
+    enum RowPlace: Equatable {
+        /// The file does not hold the row (or its table has no space column).
+        case absent
+        /// The space the row names: `nil` for the token's own.
+        case named(String?)
+    }
+
+    /// The space the row `key` names, read from its table's space column: the one statement
+    /// every question of this file about a row's space asks.
+    func place(of key: RowKey, table: SyncTable, _ db: Database) throws -> RowPlace {
+        guard let column = table.spaceColumn else { return .absent }
         let sql = "SELECT \(column.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return true }
-        return row[0] as String? == space
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return .absent }
+        return .named(row[0])
     }
 
     /// Whether the file holds the row `key`, in any space.
@@ -37,10 +51,7 @@ extension SyncEngine {
     /// writes as the server has it is fed to those of the engines that know it too (a row
     /// that moved between spaces), whose entries of it are then removed like this engine's own.
     func otherOutboxes(_ db: Database) throws -> [(outbox: String, mark: Int64)] {
-        guard try db.tableExists(SyncSpaceRegistry.table) else { return [] }
-        var schemas = try Row.fetchAll(db, sql: "SELECT name, suffix FROM \(SyncSpaceRegistry.table)")
-            .map { SyncSchema(suffix: $0[1], space: $0[0]) }
-        schemas.append(.main)
+        let schemas = try SyncSpaceRegistry.schemas(db) + [.main]
         return try schemas.filter { $0.outbox != schema.outbox }.compactMap { other in
             try db.tableExists(other.outbox) ? (other.outbox, try other.lastOutboxSequence(db)) : nil
         }
@@ -50,11 +61,7 @@ extension SyncEngine {
     /// newer than `version`: a pulled version of this space older than the row's move out of
     /// it (the other space's server had the row first), which must not take it back.
     func isNewerElsewhere(_ key: RowKey, table: SyncTable, than version: Int64, _ db: Database) throws -> Bool {
-        guard let column = table.spaceColumn else { return false }
-        let sql = "SELECT \(column.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return false }
-        let named: String? = row[0]
-        guard named != space else { return false }
+        guard case .named(let named) = try place(of: key, table: table, db), named != space else { return false }
         guard let other = try Self.schema(named, db), try db.tableExists(other.version) else { return false }
         let known = try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM \(other.version) WHERE tbl = ? AND rid = ?"),
                                        arguments: [key.table, key.id])
@@ -66,11 +73,8 @@ extension SyncEngine {
     /// that its version there is newer than this one (``isNewerElsewhere(_:table:than:_:)``:
     /// other devices keep the row where it is now).
     func requeueIfMovedAway(_ key: RowKey, table: SyncTable, _ db: Database) throws {
-        guard let column = table.spaceColumn else { return }
-        let sql = "SELECT \(column.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(table.idColumn.sqlIdentifier) = ?"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [key.id]) else { return }
-        let named: String? = row[0]
-        guard named != space, let other = try Self.schema(named, db), try db.tableExists(other.outbox) else { return }
+        guard case .named(let named) = try place(of: key, table: table, db),
+              named != space, let other = try Self.schema(named, db), try db.tableExists(other.outbox) else { return }
         try db.execute(sql: "INSERT INTO \(other.outbox) (tbl, rid, op) VALUES (?, ?, 'U')", arguments: [key.table, key.id])
     }
 
@@ -78,9 +82,6 @@ extension SyncEngine {
     /// file never synced it.
     static func schema(_ name: String?, _ db: Database) throws -> SyncSchema? {
         guard let name else { return .main }
-        guard try db.tableExists(SyncSpaceRegistry.table) else { return nil }
-        let suffix = try String.fetchOne(db.cachedStatement(sql: "SELECT suffix FROM \(SyncSpaceRegistry.table) WHERE name = ?"),
-                                         arguments: [name])
-        return suffix.map { SyncSchema(suffix: $0, space: name) }
+        return try SyncSpaceRegistry.recordedSchema(of: name, db)
     }
 }

@@ -16,15 +16,26 @@ enum SyncSpaceRegistry {
     /// The state tables' names of `space`, given a suffix the first time it is met.
     static func schema(of space: String, _ db: Database) throws -> SyncSchema {
         try create(db)
-        if let suffix = try String.fetchOne(db, sql: "SELECT suffix FROM \(table) WHERE name = ?", arguments: [space]) {
-            return SyncSchema(suffix: suffix, space: space)
-        }
+        if let recorded = try recordedSchema(of: space, db) { return recorded }
         // Numbered rather than named after the space: a name may hold any character.
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0
         var number = count + 1
         while try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE suffix = ?", arguments: ["_s\(number)"]) ?? false { number += 1 }
         try db.execute(sql: "INSERT INTO \(table) (name, suffix) VALUES (?, ?)", arguments: [space, "_s\(number)"])
         return SyncSchema(suffix: "_s\(number)", space: space)
+    }
+
+    /// The state tables' names of `space`, `nil` when the file never synced it.
+    static func recordedSchema(of space: String, _ db: Database) throws -> SyncSchema? {
+        guard try db.tableExists(table) else { return nil }
+        let suffix = try String.fetchOne(db.cachedStatement(sql: "SELECT suffix FROM \(table) WHERE name = ?"), arguments: [space])
+        return suffix.map { SyncSchema(suffix: $0, space: space) }
+    }
+
+    /// The state tables' names of every shared space the file synced.
+    static func schemas(_ db: Database) throws -> [SyncSchema] {
+        guard try db.tableExists(table) else { return [] }
+        return try Row.fetchAll(db, sql: "SELECT name, suffix FROM \(table)").map { SyncSchema(suffix: $0[1], space: $0[0]) }
     }
 
     /// Records the roles the server listed: a space not listed keeps its row with no role.
