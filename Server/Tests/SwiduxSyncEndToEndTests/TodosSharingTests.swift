@@ -56,6 +56,10 @@ struct TodosSharingTests {
         try await session.run("sync", on: laptop, as: alice)
         #expect(try await session.items(laptop, as: alice).map(\.title).sorted() == ["bread", "diary", "milk"])
 
+        // Sharing with herself is refused, and leaves the list where it was.
+        let herself = try await session.run("share", "Groceries", "--with", "alice", on: phone, as: alice, succeeds: false)
+        #expect(herself.stderr.contains("“Groceries” is yours already: share it with another user"), "\(herself.stderr)")
+
         let shared = try await session.run("share", "Groceries", "--with", "bob", on: phone, as: alice)
         #expect(shared.stdout.contains("shared “Groceries” with bob"), "\(shared.stdout)")
 

@@ -28,6 +28,11 @@ extension TodosCommand {
             guard !user.isEmpty else { throw TodosError("no user: pass --with <user>") }
             let role: SyncSpace.Role = readOnly ? .reader : .writer
             try await SharedList.run(list, parent: parent, options: options, sync: sync) { database, spaces, shared in
+                // The user's own name (their personal space is `user:` and it): refused before the
+                // list moves into a space of its own, which the server would then refuse to share.
+                if try await spaces.refresh().contains(where: { $0.isPersonal && $0.name == "user:" + user }) {
+                    throw TodosError("“\(shared.name)” is yours already: share it with another user")
+                }
                 var space = shared.space
                 if space == nil {
                     // A space per list, named after the list's id: unique, and the same on every device.
