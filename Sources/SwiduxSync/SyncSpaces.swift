@@ -183,8 +183,7 @@ public actor SyncSpaces {
     /// try await spaces.removeMember("bob", from: "family")
     /// ```
     public func removeMember(_ user: String, from space: String) async throws {
-        let encoded = user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? user
-        _ = try await transport.send("DELETE", SyncProtocol.membersPath(of: space) + "/" + encoded)
+        _ = try await transport.send("DELETE", SyncProtocol.memberPath(of: space, user: user))
     }
 
     /// The members of `space`, by user (for a member).

@@ -26,9 +26,6 @@ struct SyncTransport: Sendable {
         exchange = HTTPExchange(server: server, trusting: certificates)
     }
 
-    /// RFC 3986's unreserved characters: what a query value holds unescaped.
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     /// Sends one request; the answer's body when the status is 2xx. `path` is percent-encoded
     /// already (a space's name in a members path may hold any character).
     func send(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, timeout: TimeInterval = 30) async throws -> Data {
@@ -41,7 +38,7 @@ struct SyncTransport: Sendable {
             // Every character but the unreserved ones escaped: `queryItems` leaves `&`, `=` and
             // `+` as they are, and a space's name may hold them.
             components.percentEncodedQueryItems = query.map {
-                URLQueryItem(name: $0.name, value: $0.value?.addingPercentEncoding(withAllowedCharacters: Self.unreserved))
+                URLQueryItem(name: $0.name, value: $0.value.map(SyncProtocol.escaped))
             }
             url = components.url ?? url
         }

@@ -27,11 +27,32 @@ public enum SyncProtocol {
     /// SyncProtocol.membersPath(of: "family")   // "v1/spaces/family/members"
     /// ```
     public static func membersPath(of space: String) -> String {
-        spacesPath + "/" + (space.addingPercentEncoding(withAllowedCharacters: pathSegmentCharacters) ?? space) + "/members"
+        spacesPath + "/" + escaped(space) + "/members"
     }
 
-    /// What a path segment may hold unescaped (RFC 3986's unreserved characters).
-    static let pathSegmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    /// `DELETE`: removes `user` from the shared space `space` (``membersPath(of:)``), both
+    /// percent-encoded.
+    ///
+    /// ```swift
+    /// SyncProtocol.memberPath(of: "family", user: "zoë")   // "v1/spaces/family/members/zo%C3%AB"
+    /// ```
+    public static func memberPath(of space: String, user: String) -> String {
+        membersPath(of: space) + "/" + escaped(user)
+    }
+
+    /// `text` with every character but RFC 3986's unreserved ones percent-encoded: a path
+    /// segment or a query value that may hold any character (Foundation's query items leave
+    /// `&`, `=` and `+` as they are; its alphanumerics include every script's letters).
+    ///
+    /// ```swift
+    /// SyncProtocol.escaped("family & friends")   // "family%20%26%20friends"
+    /// ```
+    public static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreservedCharacters) ?? text
+    }
+
+    /// RFC 3986's unreserved characters.
+    private static let unreservedCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     /// The largest request body the server reads: 16 MiB; a larger one is answered 413.
     public static let maxBodyBytes = 16 * 1024 * 1024
     /// The most rows one pull answers (a larger `limit` is cut to it).

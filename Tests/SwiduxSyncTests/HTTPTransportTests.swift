@@ -140,6 +140,21 @@ struct HTTPTransportTests {
         #expect(!lines.dropFirst().contains { $0.lowercased().hasPrefix("x-injected") }, "\(lines)")
     }
 
+    @Test("A member's and a space's names are sent with every character but the unreserved ones escaped, in the path and the query")
+    func escapedNames() async throws {
+        let server = try ScriptedHTTPServer { _, write in
+            _ = write(Self.answer("HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"))
+        }
+        defer { server.stop() }
+        let transport = SyncTransport(server: try #require(URL(string: "http://127.0.0.1:\(server.port)")), token: "t",
+                                      space: "a&b=c+d")
+        // "ë" is a letter (Foundation's alphanumerics) but not an unreserved character.
+        _ = try await transport.send("DELETE", SyncProtocol.memberPath(of: "family & friends/ü", user: "zoë?#%/x"))
+        let line = try #require(server.requestHeads.first?.components(separatedBy: "\r\n").first)
+        #expect(line == "DELETE /v1/spaces/family%20%26%20friends%2F%C3%BC/members/zo%C3%AB%3F%23%25%2Fx?space=a%26b%3Dc%2Bd HTTP/1.1",
+                "\(line)")
+    }
+
     @Test("A server that never answers: the deadline holds, and cancelling the task ends the request")
     func deadlineAndCancellation() async throws {
         let server = try ScriptedHTTPServer { _, _ in }
