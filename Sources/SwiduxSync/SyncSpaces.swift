@@ -319,10 +319,17 @@ public actor SyncSpaces {
     }
 
     private func startClient(_ space: String) async {
-        guard tasks[space] == nil, let client = try? client(for: space) else { return }
+        // Not after stop(): a list of spaces read while it ran (``refresh()`` from a poll that
+        // ended) would otherwise start a client nobody stops.
+        guard running, tasks[space] == nil, let client = try? client(for: space) else { return }
         forward(client, as: space)
         // Pulled when the personal space's long poll says so.
         await client.start(pulling: false)
+        // stop() ran while this client was starting (an actor runs other calls at each await).
+        if !running {
+            await client.stop()
+            tasks.removeValue(forKey: space)?.cancel()
+        }
     }
 
     /// Passes `client`'s events on.
