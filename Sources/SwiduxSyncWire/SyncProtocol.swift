@@ -30,6 +30,13 @@ public enum SyncProtocol {
         spacesPath + "/" + escaped(space) + "/members"
     }
 
+    /// The prefix of a JWT user's personal space's name: `user:` and the token's subject.
+    ///
+    /// ```swift
+    /// let mine = SyncProtocol.personalSpacePrefix + "alice"   // "user:alice"
+    /// ```
+    public static let personalSpacePrefix = "user:"
+
     /// `DELETE`: removes `user` from the shared space `space` (``membersPath(of:)``), both
     /// percent-encoded.
     ///

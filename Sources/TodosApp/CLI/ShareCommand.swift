@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import SwiduxSync
+import SwiduxSyncWire
 
 extension TodosCommand {
     /// `todos share LIST --with USER [--read-only]`: shares a list with another user of the
@@ -28,9 +29,9 @@ extension TodosCommand {
             guard !user.isEmpty else { throw TodosError("no user: pass --with <user>") }
             let role: SyncSpace.Role = readOnly ? .reader : .writer
             try await SharedList.run(list, parent: parent, options: options, sync: sync) { database, spaces, shared in
-                // The user's own name (their personal space is `user:` and it): refused before the
+                // The user's own name (their personal space is named after it): refused before the
                 // list moves into a space of its own, which the server would then refuse to share.
-                if try await spaces.refresh().contains(where: { $0.isPersonal && $0.name == "user:" + user }) {
+                if try await spaces.refresh().contains(where: { $0.isPersonal && $0.name == SyncProtocol.personalSpacePrefix + user }) {
                     throw TodosError("“\(shared.name)” is yours already: share it with another user")
                 }
                 var space = shared.space

@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import Synchronization
+import SwiduxSyncWire
 
 /// The personal space of each JWT user (`sync_users`), made on the user's first request and
 /// reachable only with that user's tokens: its name, `user:` and the subject, is one
@@ -11,7 +12,7 @@ import Synchronization
 /// ```
 final class UserSpaces: Sendable {
     /// The prefix of personal spaces' names.
-    static let prefix = "user:"
+    static let prefix = SyncProtocol.personalSpacePrefix
     /// A subject's longest form (a space name has at most 200 bytes).
     static let maxSubjectBytes = 190
 
