@@ -162,9 +162,7 @@ extension SyncEngine {
             result.applied -= resolved.parked + resolved.orphaned.count
             // An orphan's deletion is pushed (its insertion and deletion fold into a delete).
             let echoed = resolved.orphaned.isEmpty ? order : order.filter { !resolved.orphaned.contains($0) }
-            try self.removeEcho(of: echoed, after: mark, db)
-            // The other spaces' engines were fed the same writes (a row they know): not theirs either.
-            for other in otherMarks { try self.removeEcho(of: echoed, after: other.mark, outbox: other.outbox, db) }
+            try self.removeEcho(of: echoed, after: mark, andFrom: otherMarks, db)
             // Renames of rows a unique index refused: pushed like edits, so queued after the echo is gone.
             if !clashes.renamed.isEmpty {
                 try clashes.finish(clientID: String.fromDatabaseValue(try schema.value("clientID", db)) ?? "", outbox: schema.outbox, db)
@@ -263,11 +261,17 @@ extension SyncEngine {
         return current != 0
     }
 
-    /// Deletes the outbox entries written after `mark` for exactly `keys` (in `outbox`: this
-    /// space's unless given).
-    func removeEcho(of keys: [RowKey], after mark: Int64, outbox: String? = nil, _ db: Database) throws {
+    /// Deletes the outbox entries written after `mark` for exactly `keys`, and those written
+    /// after each of `others`' marks in the other spaces' outbox: their engines were fed the
+    /// same writes (a row they know too), which are not their changes either.
+    func removeEcho(of keys: [RowKey], after mark: Int64, andFrom others: [(outbox: String, mark: Int64)] = [],
+                    _ db: Database) throws {
+        try removeEcho(of: keys, after: mark, outbox: schema.outbox, db)
+        for other in others { try removeEcho(of: keys, after: other.mark, outbox: other.outbox, db) }
+    }
+
+    private func removeEcho(of keys: [RowKey], after mark: Int64, outbox: String, _ db: Database) throws {
         guard !keys.isEmpty else { return }
-        let outbox = outbox ?? schema.outbox
         // Usually every entry after `mark` is one of `keys`: one statement deletes them all.
         let wanted = Set(keys)
         var others = false

@@ -458,8 +458,7 @@ extension SyncEngine {
             // Rows left without their parent by a refused change's deletion are deleted too
             // (and pushed); no echo: what the refused rows themselves wrote to the outbox.
             _ = try self.resolveForeignKeys(touched: [:], db).parked
-            try self.removeEcho(of: refusedKeys, after: mark, db)
-            for other in otherMarks { try self.removeEcho(of: refusedKeys, after: other.mark, outbox: other.outbox, db) }
+            try self.removeEcho(of: refusedKeys, after: mark, andFrom: otherMarks, db)
             // The server's rows taken for refused changes: a following store sees a sync engine's change.
             if !refusedKeys.isEmpty || merged { try ChangeJournal.markOrigin(ChangeJournal.syncOrigin, after: journalMark, db) }
             if response.acknowledged == nil, response.results.count < expected {
