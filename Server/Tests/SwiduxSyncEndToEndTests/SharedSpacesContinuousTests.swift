@@ -10,18 +10,6 @@ import Testing
 /// one long poll), theirs are pushed as they are made, and a removal stops it.
 @Suite("Shared spaces, continuous sync", .serialized)
 struct SharedSpacesContinuousTests {
-    static let tables = [SyncTable(name: "list", spaceColumn: "space"), SyncTable(name: "item", spaceColumn: "space")]
-    static let migrations = SwiduxMigrations { m in
-        m.register("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE list (id TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL, space TEXT);
-                CREATE TABLE item (id TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL DEFAULT 0,
-                                   listId TEXT NOT NULL REFERENCES list(id) ON DELETE CASCADE, title TEXT NOT NULL, space TEXT);
-                CREATE INDEX item_list ON item(listId);
-                """)
-        }
-    }
-
     /// Waits up to `seconds` for `condition`.
     func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
@@ -32,8 +20,8 @@ struct SharedSpacesContinuousTests {
         return try await condition()
     }
 
-    func titles(_ database: SwiduxDatabase, space: String) async throws -> [String] {
-        try await database.writer.read { db in try String.fetchAll(db, sql: "SELECT title FROM item WHERE space = ? ORDER BY title", arguments: [space]) }
+    func texts(_ database: SwiduxDatabase, space: String) async throws -> [String] {
+        try await database.writer.read { db in try String.fetchAll(db, sql: "SELECT text FROM note WHERE space = ? ORDER BY text", arguments: [space]) }
     }
 
     @Test("a running device picks up a space shared with it, its news and its own edits, with no sync call; removed, it stops", .timeLimit(.minutes(3)))
@@ -42,43 +30,43 @@ struct SharedSpacesContinuousTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (server, token, _, _) = try await TodosJWTTests.server(in: directory)
         defer { Task { await server.stop() } }
-        let aliceDB = try SwiduxDatabase(path: directory.appendingPathComponent("alice.sqlite").path, migrations: Self.migrations)
-        let bobDB = try SwiduxDatabase(path: directory.appendingPathComponent("bob.sqlite").path, migrations: Self.migrations)
-        let alice = try SyncSpaces(database: aliceDB, server: server.url, token: token("alice"), tables: Self.tables)
-        let bob = try SyncSpaces(database: bobDB, server: server.url, token: token("bob"), tables: Self.tables)
+        let aliceDB = try SwiduxDatabase(path: directory.appendingPathComponent("alice.sqlite").path, migrations: SharedSpacesTests.migrations)
+        let bobDB = try SwiduxDatabase(path: directory.appendingPathComponent("bob.sqlite").path, migrations: SharedSpacesTests.migrations)
+        let alice = try SyncSpaces(database: aliceDB, server: server.url, token: token("alice"), tables: SharedSpacesTests.tables)
+        let bob = try SyncSpaces(database: bobDB, server: server.url, token: token("bob"), tables: SharedSpacesTests.tables)
         // A name with the characters a query or a path would take for their own.
         let family = "family & friends+1=ok/ü?#%"
         await bob.start()
 
         try await aliceDB.writer.write { db in
-            try db.execute(sql: "INSERT INTO list (id, name) VALUES ('l', 'Groceries')")
-            try db.execute(sql: "INSERT INTO item (id, listId, title) VALUES ('m', 'l', 'milk')")
+            try db.execute(sql: "INSERT INTO folder (id, name) VALUES ('l', 'Groceries')")
+            try db.execute(sql: "INSERT INTO note (id, folderId, text) VALUES ('m', 'l', 'milk')")
         }
         try await alice.sync()
         try await alice.createSpace(family)
         try await alice.addMember("bob", role: .writer, to: family)
         try await aliceDB.writer.write { db in
-            try db.execute(sql: "UPDATE list SET space = ? WHERE id = 'l'", arguments: [family])
-            try db.execute(sql: "UPDATE item SET space = ? WHERE listId = 'l'", arguments: [family])
+            try db.execute(sql: "UPDATE folder SET space = ? WHERE id = 'l'", arguments: [family])
+            try db.execute(sql: "UPDATE note SET space = ? WHERE folderId = 'l'", arguments: [family])
         }
         try await alice.sync()
-        #expect(try await eventually(40) { try await titles(bobDB, space: family) == ["milk"] }, "the shared space reached bob's running device")
+        #expect(try await eventually(40) { try await texts(bobDB, space: family) == ["milk"] }, "the shared space reached bob's running device")
 
-        try await aliceDB.writer.write { db in try db.execute(sql: "INSERT INTO item (id, listId, title, space) VALUES ('e', 'l', 'eggs', ?)", arguments: [family]) }
+        try await aliceDB.writer.write { db in try db.execute(sql: "INSERT INTO note (id, folderId, text, space) VALUES ('e', 'l', 'eggs', ?)", arguments: [family]) }
         try await alice.sync()
-        #expect(try await eventually(40) { try await titles(bobDB, space: family) == ["eggs", "milk"] }, "alice's news arrived")
+        #expect(try await eventually(40) { try await texts(bobDB, space: family) == ["eggs", "milk"] }, "alice's news arrived")
 
-        try await bobDB.writer.write { db in try db.execute(sql: "INSERT INTO item (id, listId, title, space) VALUES ('b', 'l', 'bread', ?)", arguments: [family]) }
+        try await bobDB.writer.write { db in try db.execute(sql: "INSERT INTO note (id, folderId, text, space) VALUES ('b', 'l', 'bread', ?)", arguments: [family]) }
         #expect(try await eventually(40) {
             try await alice.sync()
-            return try await titles(aliceDB, space: family) == ["bread", "eggs", "milk"]
+            return try await texts(aliceDB, space: family) == ["bread", "eggs", "milk"]
         }, "bob's edit was pushed without a sync call")
 
         try await alice.removeMember("bob", from: family)
         #expect(try await eventually(40) {
             try SyncSpaces.spaces(in: bobDB).contains { $0.name == family && $0.role == nil }
         }, "the removal reached bob's running device")
-        #expect(try await titles(bobDB, space: family) == ["bread", "eggs", "milk"], "bob keeps what he had")
+        #expect(try await texts(bobDB, space: family) == ["bread", "eggs", "milk"], "bob keeps what he had")
         await bob.stop()
     }
 }
